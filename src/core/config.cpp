@@ -1,0 +1,205 @@
+#include "core/config.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/limits.hpp"
+
+namespace neurarch {
+namespace {
+
+// nlohmann reports a byte offset; people fix files by line and column.
+std::string line_column(std::string_view text, std::size_t offset) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return fmt::format("{}:{}", line, column);
+}
+
+std::string first_key(Config::Keys keys) { return keys.size() ? std::string(*keys.begin()) : std::string(); }
+
+}  // namespace
+
+std::string standardize_python_json(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char ch = text[i];
+    if (in_string) {
+      out += ch;
+      if (ch == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (ch == '"') in_string = false;
+      continue;
+    }
+    if (ch == '"') in_string = true;
+    auto rest = text.substr(i);
+    if (rest.starts_with("NaN")) {
+      out += "null";
+      i += 2;
+    } else if (rest.starts_with("Infinity")) {
+      out += "1e308";
+      i += 7;
+    } else if (rest.starts_with("-Infinity")) {
+      out += "-1e308";
+      i += 8;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+Config Config::parse(std::string_view text, std::string origin) {
+  if (text.size() > limits::kMaxConfigBytes)
+    throw Error(ErrorKind::InvalidInput, origin,
+                fmt::format("config is {} bytes, over the {} byte limit", text.size(), limits::kMaxConfigBytes));
+  nlohmann::json parsed;
+  // The rewrite never adds or removes a newline, so line numbers in errors match the user's file.
+  const std::string standard = standardize_python_json(text);
+  try {
+    parsed = nlohmann::json::parse(standard);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based and points one past the offending character.
+    std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    std::string what = e.what();
+    auto colon = what.rfind(": ");
+    throw Error(ErrorKind::InvalidInput, origin + ":" + line_column(standard, offset),
+                "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
+  }
+  if (!parsed.is_object())
+    throw Error(ErrorKind::InvalidInput, origin,
+                fmt::format("config must be a JSON object, found {}", parsed.type_name()));
+  return Config(std::move(parsed), std::move(origin));
+}
+
+Config::Config(nlohmann::json object, std::string origin) : json_(std::move(object)), origin_(std::move(origin)) {
+  if (!json_.is_object())
+    throw Error(ErrorKind::InvalidInput, origin_, fmt::format("config must be a JSON object, found {}", json_.type_name()));
+}
+
+const nlohmann::json* Config::find(Keys keys, std::string& found_key) const {
+  for (auto key : keys) {
+    auto it = json_.find(key);
+    if (it != json_.end() && !it->is_null()) {
+      found_key = key;
+      return &*it;
+    }
+  }
+  return nullptr;
+}
+
+std::string Config::where(std::string_view key) const { return fmt::format("{}: key '{}'", origin_, key); }
+
+void Config::record(std::string_view key, const nlohmann::json& value, bool from_file) const {
+  for (auto& r : reads_)
+    if (r.key == key) return;
+  reads_.push_back({std::string(key), value.dump(), from_file});
+}
+
+bool Config::has(std::string_view key) const {
+  auto it = json_.find(key);
+  return it != json_.end() && !it->is_null();
+}
+
+const nlohmann::json* Config::raw(Keys keys) const {
+  std::string key;
+  return find(keys, key);
+}
+
+std::int64_t Config::integer(Keys keys, std::optional<std::int64_t> fallback) const {
+  std::string key;
+  const auto* v = find(keys, key);
+  if (!v) {
+    if (!fallback) throw Error(ErrorKind::InvalidInput, where(first_key(keys)), "missing required key");
+    record(first_key(keys), *fallback, false);
+    return *fallback;
+  }
+  // Configs written by hand sometimes hold 768.0; accept integral floats, refuse 768.5.
+  if (v->is_number_float()) {
+    double d = v->get<double>();
+    if (d != static_cast<double>(static_cast<std::int64_t>(d)) || d > 9.0e18 || d < -9.0e18)
+      throw Error(ErrorKind::InvalidInput, where(key), fmt::format("expected an integer, found {}", v->dump()));
+    record(key, *v, true);
+    return static_cast<std::int64_t>(d);
+  }
+  if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    throw Error(ErrorKind::InvalidInput, where(key), fmt::format("value {} is out of range", v->dump()));
+  if (!v->is_number_integer())
+    throw Error(ErrorKind::InvalidInput, where(key), fmt::format("expected an integer, found {}", v->dump()));
+  record(key, *v, true);
+  return v->get<std::int64_t>();
+}
+
+std::int64_t Config::dim(Keys keys, std::optional<std::int64_t> fallback) const {
+  std::int64_t value = integer(keys, fallback);
+  std::string key;
+  if (!find(keys, key)) key = first_key(keys);
+  if (value <= 0)
+    throw Error(ErrorKind::InvalidInput, where(key), fmt::format("must be a positive size, found {}", value));
+  if (value > limits::kMaxDimension)
+    throw Error(ErrorKind::InvalidInput, where(key),
+                fmt::format("size {} is absurd (over {})", value, limits::kMaxDimension));
+  return value;
+}
+
+double Config::number(Keys keys, std::optional<double> fallback) const {
+  std::string key;
+  const auto* v = find(keys, key);
+  if (!v) {
+    if (!fallback) throw Error(ErrorKind::InvalidInput, where(first_key(keys)), "missing required key");
+    record(first_key(keys), *fallback, false);
+    return *fallback;
+  }
+  if (!v->is_number())
+    throw Error(ErrorKind::InvalidInput, where(key), fmt::format("expected a number, found {}", v->dump()));
+  record(key, *v, true);
+  return v->get<double>();
+}
+
+bool Config::flag(Keys keys, std::optional<bool> fallback) const {
+  std::string key;
+  const auto* v = find(keys, key);
+  if (!v) {
+    if (!fallback) throw Error(ErrorKind::InvalidInput, where(first_key(keys)), "missing required key");
+    record(first_key(keys), *fallback, false);
+    return *fallback;
+  }
+  if (!v->is_boolean())
+    throw Error(ErrorKind::InvalidInput, where(key), fmt::format("expected true or false, found {}", v->dump()));
+  record(key, *v, true);
+  return v->get<bool>();
+}
+
+std::string Config::text(Keys keys, std::optional<std::string> fallback) const {
+  std::string key;
+  const auto* v = find(keys, key);
+  if (!v) {
+    if (!fallback) throw Error(ErrorKind::InvalidInput, where(first_key(keys)), "missing required key");
+    record(first_key(keys), *fallback, false);
+    return *fallback;
+  }
+  if (!v->is_string())
+    throw Error(ErrorKind::InvalidInput, where(key), fmt::format("expected a string, found {}", v->dump()));
+  record(key, *v, true);
+  return v->get<std::string>();
+}
+
+std::string Config::model_type() const {
+  auto it = json_.find("model_type");
+  return it != json_.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string Config::first_architecture() const {
+  auto it = json_.find("architectures");
+  if (it == json_.end() || !it->is_array() || it->empty() || !(*it)[0].is_string()) return {};
+  return (*it)[0].get<std::string>();
+}
+
+}  // namespace neurarch

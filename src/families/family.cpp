@@ -1,0 +1,22 @@
+#include <algorithm>
+
+#include "families/family.hpp"
+
+namespace neurarch::families {
+
+std::int64_t BuildInput::sequence_length(std::int64_t max_positions) const {
+  if (requested_seq) return *requested_seq;
+  return std::min(max_positions, kDefaultSequenceCap);
+}
+
+std::int64_t BuildInput::image_size(std::int64_t configured) const {
+  return requested_image_size ? *requested_image_size : configured;
+}
+
+std::int64_t BuildInput::num_labels() const {
+  if (const auto* labels = config.raw({"id2label"}); labels && labels->is_object() && !labels->empty())
+    return static_cast<std::int64_t>(labels->size());
+  return config.dim({"num_labels"}, 2);
+}
+
+}  // namespace neurarch::families

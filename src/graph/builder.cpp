@@ -1,0 +1,93 @@
+#include "graph/builder.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/limits.hpp"
+
+namespace neurarch::graph {
+
+Scope Scope::operator/(std::string_view child) const {
+  return Scope(path_.empty() ? std::string(child) : path_ + "." + std::string(child));
+}
+
+Scope Scope::operator/(std::int64_t index) const { return *this / std::string_view(std::to_string(index)); }
+
+std::string Scope::operator()(std::string_view leaf) const {
+  return path_.empty() ? std::string(leaf) : path_ + "." + std::string(leaf);
+}
+
+Value GraphBuilder::input(Shape shape, std::string kind) {
+  graph_.input_shape = shape;
+  graph_.input_kind = std::move(kind);
+  return node(NodeType::Input, "Input", std::move(shape), {});
+}
+
+Value GraphBuilder::node(NodeType type, std::string name, Shape out, std::initializer_list<Value> inputs,
+                         const Scope& module) {
+  Node n;
+  n.index = static_cast<int>(graph_.nodes.size());
+  n.name = std::move(name);
+  n.type = type;
+  n.out = out;
+  for (const auto& in : inputs) n.inputs.push_back(in.node);
+  n.block = block_;
+  n.path = module.path();
+  graph_.nodes.push_back(std::move(n));
+  return Value{static_cast<int>(graph_.nodes.size()) - 1, std::move(out)};
+}
+
+namespace {
+// Refuses shapes whose element count is absurd or overflows before anyone multiplies them.
+void check_shape(const std::string& name, const Shape& shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) {
+    if (d < 0) throw Error(ErrorKind::InvalidInput, name, fmt::format("negative dimension {}", d));
+    if (d != 0 && n > limits::kMaxScalars / d)
+      throw Error(ErrorKind::InvalidInput, name, "tensor has more than 2^40 elements; the config's sizes are absurd");
+    n *= d;
+  }
+}
+}  // namespace
+
+void GraphBuilder::parameter(const Value& owner, std::string name, Shape shape) {
+  check_shape(name, shape);
+  TensorSpec t{std::move(name), std::move(shape), param_dtype_, TensorKind::Parameter, owner.node, {}};
+  at(owner).tensors.push_back(static_cast<int>(graph_.tensors.size()));
+  graph_.tensors.push_back(std::move(t));
+}
+
+void GraphBuilder::buffer(const Value& owner, std::string name, Shape shape, DType dtype) {
+  check_shape(name, shape);
+  TensorSpec t{std::move(name), std::move(shape), dtype, TensorKind::Buffer, owner.node, {}};
+  at(owner).tensors.push_back(static_cast<int>(graph_.tensors.size()));
+  graph_.tensors.push_back(std::move(t));
+}
+
+void GraphBuilder::tied(const Value& owner, std::string name, Shape shape, std::string target) {
+  TensorSpec t{std::move(name), std::move(shape), param_dtype_, TensorKind::Parameter, owner.node, std::move(target)};
+  at(owner).tensors.push_back(static_cast<int>(graph_.tensors.size()));
+  graph_.tensors.push_back(std::move(t));
+}
+
+void GraphBuilder::fail(const Value& at_value, std::string reason) {
+  if (!graph_.forward.ok) return;
+  graph_.forward = ForwardCheck{false, at_value.node, std::move(reason)};
+}
+
+void GraphBuilder::note(std::string text) { graph_.notes.push_back(std::move(text)); }
+
+Graph GraphBuilder::finish(const Value& last) {
+  set_block(-1);
+  node(NodeType::Output, "Output", last.shape, {last});
+  // Guard the model total as well as each tensor: 2^40 scalars is 4 TB of fp32.
+  std::int64_t total = 0;
+  for (const auto& t : graph_.tensors) {
+    total += t.scalars();
+    if (total > limits::kMaxScalars)
+      throw Error(ErrorKind::InvalidInput, "config", "model has more than 2^40 parameters; the config's sizes are absurd");
+  }
+  return std::move(graph_);
+}
+
+}  // namespace neurarch::graph

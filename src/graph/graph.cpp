@@ -1,0 +1,59 @@
+#include "graph/graph.hpp"
+
+#include <array>
+
+namespace neurarch::graph {
+namespace {
+constexpr std::array<std::string_view, kNodeTypeCount> kNodeTypeNames{
+    "Input",          "Patch Embed",   "Learned Pos Embed", "Embedding",
+    "LayerNorm",      "RMSNorm",       "Multi-Head Attention", "Grouped-Query Attention",
+    "Multi-Query Attention", "Feed Forward", "Gated Feed Forward", "Mixture of Experts",
+    "LayerScale",     "Add",           "Linear",            "Pooler",
+    "LM Head",        "Classifier",    "Output",
+};
+static_assert(static_cast<int>(NodeType::Output) + 1 == kNodeTypeCount, "name table out of step with NodeType");
+}  // namespace
+
+std::string_view node_type_name(NodeType t) { return kNodeTypeNames[static_cast<std::size_t>(t)]; }
+
+std::int64_t TensorSpec::scalars() const {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+std::int64_t Graph::saved_scalars() const {
+  std::int64_t total = 0;
+  for (const auto& t : tensors)
+    if (t.saved()) total += t.scalars();
+  return total;
+}
+
+std::int64_t Graph::parameter_count() const {
+  std::int64_t total = 0;
+  for (const auto& t : tensors)
+    if (t.saved() && t.kind == TensorKind::Parameter) total += t.scalars();
+  return total;
+}
+
+std::int64_t Graph::node_scalars(int node) const {
+  std::int64_t total = 0;
+  for (int i : nodes.at(static_cast<std::size_t>(node)).tensors)
+    if (tensors[static_cast<std::size_t>(i)].saved()) total += tensors[static_cast<std::size_t>(i)].scalars();
+  return total;
+}
+
+int Graph::layer_count() const {
+  int n = 0;
+  for (const auto& node : nodes)
+    if (node.type != NodeType::Input && node.type != NodeType::Output) ++n;
+  return n;
+}
+
+const TensorSpec* Graph::find_tensor(std::string_view name) const {
+  for (const auto& t : tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+}  // namespace neurarch::graph

@@ -1,0 +1,75 @@
+#include "model/build.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace neurarch::model {
+namespace {
+
+const families::ClassDef* find_class(const families::Family& family, std::string_view name) {
+  for (const auto& c : family.classes)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::string class_list(const families::Family& family) {
+  std::vector<std::string_view> names;
+  for (const auto& c : family.classes) names.push_back(c.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+DType declared_dtype(const Config& config, const BuildOptions& options) {
+  if (options.param_dtype) return *options.param_dtype;
+  if (const auto* v = config.raw({"torch_dtype", "dtype"}); v && v->is_string()) {
+    auto d = dtype_from_torch(v->get<std::string>());
+    if (d && (*d == DType::F32 || *d == DType::F16 || *d == DType::BF16 || *d == DType::F64)) return *d;
+  }
+  return DType::F32;
+}
+
+}  // namespace
+
+BuiltModel build_model(const Config& config, const BuildOptions& options) {
+  std::string model_type = config.model_type();
+  if (model_type.empty()) model_type = families::model_type_for_class(config.first_architecture());
+  if (model_type.empty())
+    throw Error(ErrorKind::InvalidInput, config.origin() + ": key 'model_type'",
+                "missing required key (and architectures[0] names no class we know)");
+  const families::Family* family = families::find_family(model_type);
+  if (!family)
+    throw Error(ErrorKind::Unsupported, config.origin() + ": key 'model_type'",
+                fmt::format("model_type '{}' is not supported; supported: {}", model_type,
+                            fmt::join(families::supported_model_types(), ", ")));
+
+  const families::ClassDef* cls = nullptr;
+  std::string note;
+  if (!options.class_name.empty()) {
+    cls = find_class(*family, options.class_name);
+    if (!cls)
+      throw Error(ErrorKind::Unsupported, "--class",
+                  fmt::format("class '{}' is not built for model_type '{}'; available: {}", options.class_name,
+                              model_type, class_list(*family)));
+  } else if (auto arch = config.first_architecture(); !arch.empty()) {
+    cls = find_class(*family, arch);
+    if (!cls)
+      note = fmt::format("architectures[0] is '{}', which neurarch does not build for '{}'; showing the base class {} "
+                         "(available: {})",
+                         arch, model_type, family->classes.front().name, class_list(*family));
+  }
+  if (!cls) cls = &family->classes.front();
+
+  families::BuildInput input{config, std::string(cls->name), cls->head, options.seq, options.image_size};
+  if (options.seq && *options.seq <= 0)
+    throw Error(ErrorKind::InvalidInput, "--seq", fmt::format("sequence length must be positive, got {}", *options.seq));
+  if (options.image_size && *options.image_size <= 0)
+    throw Error(ErrorKind::InvalidInput, "--image-size",
+                fmt::format("image size must be positive, got {}", *options.image_size));
+
+  graph::GraphBuilder builder(declared_dtype(config, options));
+  auto last = family->build(input, builder);
+  if (!note.empty()) builder.note(note);
+  return BuiltModel{builder.finish(last), model_type, std::string(cls->name), family};
+}
+
+}  // namespace neurarch::model
