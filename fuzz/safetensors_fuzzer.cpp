@@ -22,8 +22,8 @@ void check_accepted(const neurarch::checkpoint::Checkpoint& ck, std::uint64_t fi
   std::uint64_t previous_end = 0;
   for (const auto& t : ck.tensors) {
     check(t.begin <= t.end && t.end <= data_bytes && previous_end <= t.begin);
-    check(t.end - t.begin == static_cast<std::uint64_t>(t.scalars()) *
-                                 static_cast<std::uint64_t>(neurarch::dtype_bytes(t.dtype)));
+    check(t.end - t.begin ==
+          static_cast<std::uint64_t>(t.scalars()) * static_cast<std::uint64_t>(neurarch::dtype_bytes(t.dtype)));
     previous_end = t.end;
     total += t.scalars();
   }

@@ -291,7 +291,10 @@ Checkpoint read_safetensors_file(const fs::path& file) {
   if (!fs::is_regular_file(status)) fail(source, "not a regular file");
   const std::uint64_t size = fs::file_size(file, ec);
   if (ec) throw Error(ErrorKind::Io, source, ec.message());
-  std::ifstream in(file, std::ios::binary);
+  // Unbuffered, so the OS is asked for exactly 8 + header bytes; a buffered stream would prefetch data.
+  std::ifstream in;
+  in.rdbuf()->pubsetbuf(nullptr, 0);
+  in.open(file, std::ios::binary);
   if (!in) throw Error(ErrorKind::Io, source, "cannot open the file");
 
   std::string bytes(kPrefixBytes, '\0');

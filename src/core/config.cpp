@@ -72,6 +72,9 @@ Config Config::parse(std::string_view text, std::string origin) {
     auto colon = what.rfind(": ");
     throw Error(ErrorKind::InvalidInput, origin + ":" + line_column(standard, offset),
                 "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. a number such as 1e999 that no double holds
+    throw Error(ErrorKind::InvalidInput, origin, std::string("invalid JSON: ") + e.what());
   }
   if (!parsed.is_object())
     throw Error(ErrorKind::InvalidInput, origin,

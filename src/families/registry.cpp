@@ -8,6 +8,19 @@
 namespace neurarch::families {
 
 const Family& dinov2_family();
+// encoder families (declarations)
+const Family& bert_family();
+const Family& roberta_family();
+const Family& xlm_roberta_family();
+const Family& distilbert_family();
+const Family& camembert_family();
+const Family& data2vec_text_family();
+const Family& roberta_prelayernorm_family();
+const Family& xlm_roberta_xl_family();
+const Family& ernie_family();
+const Family& megatron_bert_family();
+// decoder families (declarations)
+// vision families (declarations)
 
 namespace {
 
@@ -19,6 +32,19 @@ struct RegistryRow {
 // clang-format off
 const RegistryRow kRegistry[] = {
     {"dinov2",                 dinov2_family},
+    // encoder families (rows)
+    {"bert",                   bert_family},
+    {"roberta",                roberta_family},
+    {"xlm-roberta",            xlm_roberta_family},
+    {"distilbert",             distilbert_family},
+    {"camembert",              camembert_family},
+    {"data2vec-text",          data2vec_text_family},
+    {"roberta-prelayernorm",   roberta_prelayernorm_family},
+    {"xlm-roberta-xl",         xlm_roberta_xl_family},
+    {"ernie",                  ernie_family},
+    {"megatron-bert",          megatron_bert_family},
+    // decoder families (rows)
+    // vision families (rows)
 };
 // clang-format on
 

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Builds and runs every test. Ground-truth tests read ../shared/groundtruth and skip, saying so,
+# when it is absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+ctest --test-dir build --output-on-failure -j"$(nproc)"

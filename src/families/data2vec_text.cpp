@@ -1,0 +1,32 @@
+// Data2Vec text (models/data2vec/modeling_data2vec_text.py, transformers 4.47.1): RoBERTa's
+// layout with the base model under "data2vec_text" in head classes. Positions start at
+// pad_token_id + 1; Data2VecTextConfig's default vocabulary is BERT's 30522.
+#include "families/bert_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  static const bert::Layout layout{.prefix = "data2vec_text",
+                                   .defaults = {.vocab = 30522, .pad = 1},
+                                   .heads = bert::HeadStyle::Roberta,
+                                   .roberta_positions = true};
+  return bert::build(in, b, layout);
+}
+
+}  // namespace
+
+const Family& data2vec_text_family() {
+  static const Family family{"data2vec-text",
+                             "models/data2vec/modeling_data2vec_text.py",
+                             {{"Data2VecTextModel", Head::Base},
+                              {"Data2VecTextForMaskedLM", Head::MaskedLM},
+                              {"Data2VecTextForCausalLM", Head::CausalLM},
+                              {"Data2VecTextForSequenceClassification", Head::SequenceClassification},
+                              {"Data2VecTextForTokenClassification", Head::TokenClassification},
+                              {"Data2VecTextForQuestionAnswering", Head::QuestionAnswering}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families

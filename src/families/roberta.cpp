@@ -1,0 +1,34 @@
+// RoBERTa (models/roberta/modeling_roberta.py, transformers 4.47.1): BERT's encoder with
+// positions numbered from pad_token_id + 1 (so max_position_embeddings - pad - 1 tokens fit),
+// lm_head.* instead of cls.predictions.*, and a classification head (classifier.dense + tanh,
+// classifier.out_proj) on the first token instead of the pooler, which only RobertaModel keeps.
+#include "families/bert_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  // RobertaConfig differs from BertConfig only in its vocabulary and pad id.
+  static const bert::Layout layout{.prefix = "roberta",
+                                   .defaults = {.vocab = 50265, .pad = 1},
+                                   .heads = bert::HeadStyle::Roberta,
+                                   .roberta_positions = true};
+  return bert::build(in, b, layout);
+}
+
+}  // namespace
+
+const Family& roberta_family() {
+  static const Family family{"roberta",
+                             "models/roberta/modeling_roberta.py",
+                             {{"RobertaModel", Head::Base},
+                              {"RobertaForMaskedLM", Head::MaskedLM},
+                              {"RobertaForCausalLM", Head::CausalLM},
+                              {"RobertaForSequenceClassification", Head::SequenceClassification},
+                              {"RobertaForTokenClassification", Head::TokenClassification},
+                              {"RobertaForQuestionAnswering", Head::QuestionAnswering}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families

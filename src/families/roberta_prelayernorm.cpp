@@ -1,0 +1,35 @@
+// RoBERTa-PreLayerNorm (models/roberta_prelayernorm/modeling_roberta_prelayernorm.py,
+// transformers 4.47.1): RoBERTa with each sublayer's norm moved in front of it
+// (attention.LayerNorm, intermediate.LayerNorm) and one more LayerNorm on the model itself,
+// applied to the last hidden state before the pooler. The embedding LayerNorm stays.
+#include "families/bert_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  static const bert::Layout layout{
+      .prefix = "roberta_prelayernorm",
+      .defaults = {.vocab = 50265, .pad = 1},
+      .heads = bert::HeadStyle::Roberta,
+      .roberta_positions = true,
+      .pre_norm = bert::PreNormNames{.attention = "LayerNorm", .ffn = "intermediate.LayerNorm", .final = "LayerNorm"}};
+  return bert::build(in, b, layout);
+}
+
+}  // namespace
+
+const Family& roberta_prelayernorm_family() {
+  static const Family family{"roberta-prelayernorm",
+                             "models/roberta_prelayernorm/modeling_roberta_prelayernorm.py",
+                             {{"RobertaPreLayerNormModel", Head::Base},
+                              {"RobertaPreLayerNormForMaskedLM", Head::MaskedLM},
+                              {"RobertaPreLayerNormForCausalLM", Head::CausalLM},
+                              {"RobertaPreLayerNormForSequenceClassification", Head::SequenceClassification},
+                              {"RobertaPreLayerNormForTokenClassification", Head::TokenClassification},
+                              {"RobertaPreLayerNormForQuestionAnswering", Head::QuestionAnswering}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families

@@ -1,0 +1,47 @@
+#include "render/summary.hpp"
+
+#include <fmt/format.h>
+
+#include "render/render.hpp"
+
+namespace neurarch::render {
+
+std::vector<std::string> summary_lines(const report::Report& r) {
+  const auto& g = r.graph;
+  std::vector<std::string> lines;
+  std::size_t saved = 0, buffers = 0, tied = 0;
+  for (const auto& t : g.tensors) {
+    if (!t.saved())
+      ++tied;
+    else if (t.kind == graph::TensorKind::Buffer)
+      ++buffers;
+    else
+      ++saved;
+  }
+  lines.push_back(fmt::format("Layers: {}", g.layer_count()));
+  lines.push_back(fmt::format("Tensors: {} parameters, {} persistent buffers, {} tied aliases not saved", saved, buffers,
+                              tied));
+  std::string params = fmt::format("Parameters: {} derived", thousands(r.derived_scalars()));
+  if (r.checkpoint) {
+    auto pct = r.delta_percent();
+    params += fmt::format(" · checkpoint {} ({} file{}) · delta {}{}", thousands(r.checkpoint->checkpoint_scalars),
+                          r.checkpoint->files.size(), r.checkpoint->files.size() == 1 ? "" : "s", thousands(*r.delta()),
+                          pct ? fmt::format(" ({:+.3f}%)", *pct) : "");
+    params += r.checkpoint->exact() ? " · tensors match" : " · tensors differ (see below)";
+  } else {
+    params += " · no checkpoint read";
+  }
+  lines.push_back(params);
+  if (g.forward.ok)
+    lines.push_back("Will it forward-pass: Yes");
+  else
+    lines.push_back(fmt::format("Will it forward-pass: No — {}: {}", g.nodes[static_cast<std::size_t>(g.forward.node)].name,
+                                g.forward.reason));
+  if (r.checkpoint)
+    for (const auto& n : r.checkpoint->notes) lines.push_back("Checkpoint: " + n);
+  for (const auto& n : g.notes) lines.push_back("Note: " + n);
+  for (const auto& n : r.notes) lines.push_back("Note: " + n);
+  return lines;
+}
+
+}  // namespace neurarch::render

@@ -1,0 +1,42 @@
+#include "report/trace.hpp"
+
+#include <filesystem>
+
+#include "checkpoint/safetensors.hpp"
+#include "core/error.hpp"
+
+namespace neurarch::report {
+namespace fs = std::filesystem;
+
+namespace {
+std::optional<checkpoint::Checkpoint> load_checkpoint(const resolve::ResolvedModel& model,
+                                                      const TraceOptions& options) {
+  if (!options.read_checkpoint) return std::nullopt;
+  if (options.checkpoint) {
+    if (fs::is_directory(*options.checkpoint)) {
+      auto found = checkpoint::read_checkpoint_dir(*options.checkpoint);
+      if (!found)
+        throw Error(ErrorKind::NotFound, options.checkpoint->string(), "no *.safetensors file in this folder");
+      return found;
+    }
+    return checkpoint::read_safetensors_file(*options.checkpoint);
+  }
+  if (model.model_dir && fs::is_directory(*model.model_dir)) return checkpoint::read_checkpoint_dir(*model.model_dir);
+  return std::nullopt;
+}
+}  // namespace
+
+Report trace(const resolve::ResolvedModel& model, const TraceOptions& options) {
+  Config config = Config::parse(model.config_text, model.config_origin);
+  auto built = model::build_model(config, options.build);
+
+  Report r;
+  r.model = {model.id, model.revision, built.model_type, built.class_name, model.source, model.config_origin,
+             std::string(built.family->reference)};
+  r.graph = std::move(built.graph);
+  r.config_reads = config.reads();
+  if (auto ckpt = load_checkpoint(model, options)) r.checkpoint = checkpoint::compare(r.graph, *ckpt);
+  return r;
+}
+
+}  // namespace neurarch::report
