@@ -14,7 +14,9 @@ Value attention(GraphBuilder& b, const Value& x, const std::string& name, const 
   out_shape.back() = s.hidden;
   auto out = b.node(type, name, out_shape, {x}, s.module);
   std::int64_t seq = x.shape.size() >= 2 ? x.shape[x.shape.size() - 2] : 1;
-  b.at(out).attention = graph::AttentionAttrs{s.heads, kv_heads, head_dim, seq, seq, s.causal, s.window};
+  b.at(out).attention =
+      graph::AttentionAttrs{s.heads, kv_heads, head_dim, seq, seq, s.causal, s.window, s.dropout, s.rotary, !s.qkv.empty()};
+  b.at(out).dropout = s.output_dropout;
 
   std::int64_t q_out = s.heads * head_dim;
   std::int64_t kv_out = kv_heads * head_dim;
@@ -44,6 +46,7 @@ Value feed_forward(GraphBuilder& b, const Value& x, const std::string& name, con
   auto out = b.node(s.gated ? graph::NodeType::GatedFeedForward : graph::NodeType::FeedForward, name, out_shape, {x},
                     s.module);
   b.at(out).feed_forward = graph::FeedForwardAttrs{s.hidden, s.intermediate, s.activation, s.gated};
+  b.at(out).dropout = s.output_dropout;
   if (!s.gate_up.empty()) {
     linear_tensors(b, out, s.gate_up, s.hidden, 2 * s.intermediate, s.bias, s.layout);
   } else {

@@ -50,6 +50,9 @@ struct AttentionSpec {
   /// The reference refuses hidden % heads != 0 at construction (BERT, ViT, GPT-2). Families
   /// with an explicit head_dim do not.
   bool require_divisible = true;
+  double dropout = 0.0;         ///< attention-probability dropout
+  double output_dropout = 0.0;  ///< dropout after the output projection (resid_pdrop, hidden_dropout_prob)
+  bool rotary = false;          ///< RoPE on q and k
 };
 
 /// Self-attention over x: Multi-Head, Grouped-Query or Multi-Query by the head counts.
@@ -66,6 +69,7 @@ struct FeedForwardSpec {
   bool bias = true;       ///< on up and gate
   bool down_bias = true;
   WeightLayout layout = WeightLayout::Linear;
+  double output_dropout = 0.0;  ///< dropout after the down projection
 };
 
 Value feed_forward(GraphBuilder& b, const Value& x, const std::string& name, const FeedForwardSpec& spec);

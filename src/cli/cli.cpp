@@ -4,11 +4,13 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "families/family.hpp"
 #include "render/render.hpp"
 #include "report/trace.hpp"
 
@@ -28,7 +30,58 @@ struct Args {
   bool tensors = false;
   bool offline = false;
   std::string output;
+  bool plan = false;
+  std::int64_t batch = 1;
+  std::string attention = "sdpa";
+  std::string optimizer = "adamw";
+  bool grad_checkpointing = false;
+  std::int64_t lora_rank = 16;
+  std::optional<double> lora_dropout;
+  std::vector<std::string> lora_targets;
+  bool qlora = false;
+  bool no_autocast = false;
+  std::string cards_file;
+  std::string runtime_file;
+  std::string card;
+  std::int64_t epochs = 10, global_batch = 32, samples = 50000;
 };
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(ErrorKind::NotFound, path, "cannot open");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+plan::PlanOptions plan_options(const Args& a) {
+  plan::PlanOptions o;
+  plan::Setup s;
+  s.batch = a.batch;
+  s.attention = a.attention == "eager" ? plan::AttentionImpl::Eager : plan::AttentionImpl::SDPA;
+  s.optimizer = a.optimizer == "adamw-fused"    ? plan::Optimizer::AdamWFused
+                : a.optimizer == "sgd-momentum" ? plan::Optimizer::SGDMomentum
+                : a.optimizer == "adam-8bit"    ? plan::Optimizer::Adam8bit
+                                                : plan::Optimizer::AdamW;
+  s.grad_checkpointing = a.grad_checkpointing;
+  s.autocast_bf16 = !a.no_autocast;
+  s.lora_rank = a.lora_rank;
+  s.lora_targets = a.lora_targets;
+  if (!a.runtime_file.empty()) {
+    o.runtime = plan::parse_runtime(read_file(a.runtime_file), a.runtime_file);
+    o.runtime_set = true;
+  }
+  s.lora_dropout = a.lora_dropout ? *a.lora_dropout
+                                  : (o.runtime_set ? o.runtime : plan::default_runtime()).lora_default_dropout;
+  o.full = s;
+  o.full.mode = plan::Mode::Full;
+  o.lora = s;
+  o.lora.mode = a.qlora ? plan::Mode::QLoRA : plan::Mode::LoRA;
+  o.cards = a.cards_file.empty() ? plan::default_cards() : plan::parse_cards(read_file(a.cards_file), a.cards_file);
+  if (!a.card.empty()) o.cards = {plan::find_card(o.cards, a.card)};
+  o.run = {a.epochs, a.global_batch, a.samples};
+  return o;
+}
 
 int exit_code(ErrorKind kind) {
   switch (kind) {
@@ -69,10 +122,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   CLI::App app{"neurarch-trace: a Hugging Face model's layer graph, tensors and checks, from its config.json alone",
                "neurarch-trace"};
   Args a;
+  bool list_types = false;
+  app.add_flag("--list-model-types", list_types, "print every supported model_type and exit");
   app.add_option("model", a.model,
                  "org/name[@revision] (local HF cache, then the bundled catalogue), a config.json or model folder, "
-                 "or - for stdin")
-      ->required();
+                 "or - for stdin");
   app.add_option("--format,-f", a.format, "text | json | markdown")
       ->check(CLI::IsMember({"text", "json", "markdown"}));
   app.add_option("--class", a.class_name, "model class to build (default: architectures[0], else the base class)");
@@ -85,10 +139,44 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   app.add_flag("--offline", a.offline, "never use the network");
   app.add_option("--output,-o", a.output, "write the report to this file (atomically) instead of stdout");
 
+  auto* planning = "Training plan";
+  app.add_flag("--plan", a.plan, "add the training plan: memory, card fit, split, cost")->group(planning);
+  app.add_option("--batch", a.batch, "batch size of the memory breakdown (default 1)")->group(planning);
+  app.add_option("--attention", a.attention, "sdpa (default) | eager")
+      ->check(CLI::IsMember({"sdpa", "eager"}))
+      ->group(planning);
+  app.add_option("--optimizer", a.optimizer, "adamw (default, multi-tensor) | adamw-fused | sgd-momentum | adam-8bit")
+      ->check(CLI::IsMember({"adamw", "adamw-fused", "sgd-momentum", "adam-8bit"}))
+      ->group(planning);
+  app.add_flag("--grad-checkpointing", a.grad_checkpointing, "keep one input per block, recompute in backward")
+      ->group(planning);
+  app.add_option("--lora-rank", a.lora_rank, "LoRA rank (default 16)")->group(planning);
+  app.add_option("--lora-dropout", a.lora_dropout, "LoRA dropout (default from data/runtime.json)")->group(planning);
+  app.add_option("--lora-targets", a.lora_targets, "module names to adapt (default: every linear but the head)")
+      ->delimiter(',')
+      ->group(planning);
+  app.add_flag("--qlora", a.qlora, "plan QLoRA (4-bit NF4 base) instead of LoRA on a bf16 base")->group(planning);
+  app.add_flag("--no-autocast", a.no_autocast, "plain fp32 training instead of bf16 autocast")->group(planning);
+  app.add_option("--card", a.card, "plan for this card only")->group(planning);
+  app.add_option("--cards", a.cards_file, "card catalogue JSON (default: the bundled data/cards.json)")->group(planning);
+  app.add_option("--runtime", a.runtime_file, "runtime constants JSON (default: data/runtime.json)")->group(planning);
+  app.add_option("--epochs", a.epochs, "epochs of the costed run (default 10)")->group(planning);
+  app.add_option("--global-batch", a.global_batch, "global batch of the costed run (default 32)")->group(planning);
+  app.add_option("--samples", a.samples, "training samples of the costed run (default 50000)")->group(planning);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e, out, err);
+  }
+  if (list_types) {
+    for (const auto& t : families::supported_model_types()) out << t << "\n";
+    return 0;
+  }
+  if (a.model.empty()) {
+    err << "neurarch-trace: error: MODEL is required (an org/name id, a config.json or folder, or -)\n"
+        << app.help();
+    return 2;
   }
 
   try {
@@ -104,6 +192,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     to.build.image_size = a.image_size;
     to.read_checkpoint = !a.no_checkpoint;
     if (!a.checkpoint.empty()) to.checkpoint = fs::path(a.checkpoint);
+    if (a.plan) to.plan = plan_options(a);
     auto r = report::trace(model, to);
 
     std::string rendered = a.format == "json"       ? render::json(r)

@@ -16,13 +16,14 @@ struct Dims {
   std::int64_t max_positions = 0;
   std::string activation;
   bool causal = false;
+  bool qkv_bias = true;
   bool relative = false;  ///< position_embedding_type relative_key / relative_key_query
 };
 
 class LayerBuilder {
  public:
-  LayerBuilder(GraphBuilder& b, const Layout& layout, const Dims& d, std::int64_t i)
-      : b_(b), layout_(layout), d_(d), names_{i} {}
+  LayerBuilder(const BuildInput& in, GraphBuilder& b, const Layout& layout, const Dims& d, std::int64_t i)
+      : in_(in), b_(b), layout_(layout), d_(d), names_{i} {}
 
   /// Self- or cross-attention under `module` (BertAttention: self.* + output.*), with the
   /// residual and the norm where the family keeps it.
@@ -32,10 +33,12 @@ class LayerBuilder {
     if (layout_.pre_norm) h = norm(b_, h, names_.norm(k_, NormKind::LayerNorm), {module / layout_.pre_norm->attention});
     Scope self = module / "self";
     AttentionSpec spec{.hidden = d_.hidden, .heads = d_.heads, .causal = d_.causal, .module = module,
-                       .q = self / "query", .k = self / "key", .v = self / "value", .o = module / "output" / "dense"};
+                       .q = self / "query", .k = self / "key", .v = self / "value", .o = module / "output" / "dense",
+                       .qkv_bias = d_.qkv_bias};
     auto a = attention(b_, h, name, spec);
     // Relative scores read a table of every distance -(max-1)..(max-1), one row per head dim.
     if (relative) b_.parameter(a, self("distance_embedding.weight"), {2 * d_.max_positions - 1, d_.hidden / d_.heads});
+    if (layout_.attention_extras) layout_.attention_extras(in_, b_, a, self, d_.heads);
     auto sum = add(b_, a, x, names_.add(k_));
     if (layout_.pre_norm) return sum;
     return norm(b_, sum, names_.norm(k_, NormKind::LayerNorm), {module / "output" / "LayerNorm"});
@@ -50,11 +53,13 @@ class LayerBuilder {
                          .module = layer, .up = layer / "intermediate" / "dense", .down = layer / "output" / "dense"};
     auto f = feed_forward(b_, h, names_.ffn(), spec);
     auto sum = add(b_, f, x, names_.add(k_));
+    if (layout_.ffn_extras) sum = layout_.ffn_extras(in_, b_, sum, layer, names_.i);
     if (layout_.pre_norm) return sum;
     return norm(b_, sum, names_.norm(k_, NormKind::LayerNorm), {layer / "output" / "LayerNorm"});
   }
 
  private:
+  const BuildInput& in_;
   GraphBuilder& b_;
   const Layout& layout_;
   const Dims& d_;
@@ -64,19 +69,117 @@ class LayerBuilder {
 
 /// cls.predictions (BERT) or lm_head (RoBERTa): dense + act + LayerNorm, then the decoder whose
 /// bias is the head's own `bias` parameter under a second name.
-Value mlm_head(const BuildInput& in, GraphBuilder& b, const Value& x, const Layout& layout, const Dims& d,
-               std::int64_t vocab, const std::string& word_embeddings) {
+Value mlm_head(const BuildInput& in, GraphBuilder& b, const Layout& layout, const Trunk& t) {
   const bool roberta = layout.heads == HeadStyle::Roberta;
   Scope head = roberta ? Scope("lm_head") : Scope("cls") / "predictions";
   // RobertaLMHead hard-codes gelu; BERT's transform follows hidden_act.
-  auto h = roberta ? dense(b, x, "MLM_Transform", head / "dense", d.hidden, d.hidden, true, "gelu")
-                   : dense(b, x, "MLM_Transform", head / "transform" / "dense", d.hidden, d.hidden, true, d.activation);
+  auto h = roberta ? dense(b, t.x, "MLM_Transform", head / "dense", t.hidden, t.hidden, true, "gelu")
+                   : dense(b, t.x, "MLM_Transform", head / "transform" / "dense", t.hidden, t.hidden, true, t.activation);
   h = norm(b, h, "MLM_LayerNorm", {roberta ? head / "layer_norm" : head / "transform" / "LayerNorm"});
   const bool tie = in.config.flag({"tie_word_embeddings"}, true);
-  LmHeadSpec spec{.module = head / "decoder", .hidden = d.hidden, .vocab = vocab, .bias = true,
-                  .tied_weight = tie ? word_embeddings : std::string(), .tied_bias = head("bias"),
+  LmHeadSpec spec{.module = head / "decoder", .hidden = t.hidden, .vocab = t.vocab, .bias = true,
+                  .tied_weight = tie ? t.word_embeddings : std::string(), .tied_bias = head("bias"),
                   .extra_bias = head("bias")};
   return lm_head(b, h, "LM_Head", spec);
+}
+
+bool has_pooler(PoolerUse use, Head head) {
+  switch (use) {
+    case PoolerUse::PooledHeads:
+      return head == Head::Base || head == Head::SequenceClassification || head == Head::PreTraining;
+    case PoolerUse::BaseOnly:
+      return head == Head::Base;
+    case PoolerUse::Always:
+      return true;
+    case PoolerUse::AllButQuestionAnswering:
+      return head != Head::QuestionAnswering;
+    case PoolerUse::AllButLanguageModels:
+      return head != Head::MaskedLM && head != Head::CausalLM;
+    case PoolerUse::Never:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
+  const Config& c = in.config;
+  const ConfigDefaults& def = layout.defaults;
+  // NEZHA's attention always uses its own relative encodings and never reads the key.
+  const std::string position_type = layout.absolute_positions && layout.position_type_key
+                                        ? c.text({"position_embedding_type"}, "absolute")
+                                        : std::string("absolute");
+  const bool relative_type = position_type == "relative_key" || position_type == "relative_key_query";
+  const bool is_decoder = c.flag({"is_decoder"}, false);
+  const bool cross = layout.cross_attention && c.flag({"add_cross_attention"}, false);
+  Dims d{.hidden = c.dim({"hidden_size"}, def.hidden),
+         .heads = c.dim({"num_attention_heads"}, def.heads),
+         .intermediate = c.dim({"intermediate_size"}, def.intermediate),
+         .max_positions = c.dim({"max_position_embeddings"}, def.max_positions),
+         .activation = c.text({"hidden_act"}, std::string(def.activation)),
+         .causal = is_decoder,
+         .qkv_bias = !layout.qkv_bias_from_use_bias || c.flag({"use_bias"}, true),
+         .relative = layout.relative_attention && relative_type};
+  Trunk t{.hidden = d.hidden, .intermediate = d.intermediate, .vocab = c.dim({"vocab_size"}, def.vocab), .activation = d.activation};
+  t.embedding = def.embedding_size ? c.dim({"embedding_size"}, *def.embedding_size) : d.hidden;
+  const std::int64_t layers = c.dim({"num_hidden_layers"}, def.layers);
+  const std::int64_t pad = c.integer({"pad_token_id"}, def.pad);
+
+  // RoBERTa numbers positions from pad_token_id + 1, so that many rows never hold a token; with
+  // relative scores the absolute table is not read at all.
+  const std::int64_t rows = d.max_positions + layout.position_start;
+  const std::int64_t offset = position_type != "absolute" ? 0
+                              : layout.roberta_positions  ? std::max<std::int64_t>(pad + 1, 0)
+                                                          : layout.position_start;
+  t.seq = in.sequence_length(std::max<std::int64_t>(rows - offset, 1));
+
+  t.root = in.head == Head::Base && !layout.always_prefixed ? Scope() : Scope(std::string(layout.prefix));
+  Scope emb = t.root / "embeddings";
+  auto x = b.input({t.seq}, "tokens");
+  x = token_embedding(b, x, "Token_Embedding", emb / "word_embeddings", t.vocab, t.embedding);
+  if (pad >= t.vocab) b.fail(x, fmt::format("pad_token_id {} is not a row of the {}-token vocabulary", pad, t.vocab));
+  t.word_embeddings = (emb / "word_embeddings")("weight");
+  if (layout.word_extras) x = layout.word_extras(in, b, x, emb);
+  if (layout.token_types) {
+    x = added_embedding(b, x, "Token_Type_Embedding", emb / "token_type_embeddings",
+                        c.dim({"type_vocab_size"}, def.type_vocab), t.embedding);
+  }
+  if (layout.absolute_positions) {
+    x = learned_positions(b, x, "Position_Embedding", emb / "position_embeddings", rows, t.embedding, offset);
+    if (layout.position_ids_buffer) b.buffer(x, emb("position_ids"), {1, d.max_positions}, DType::I64);
+    if (layout.roberta_positions && pad >= d.max_positions)
+      b.fail(x, fmt::format("pad_token_id {} is the padding row of the position table, which has {} rows", pad,
+                            d.max_positions));
+    if (position_type != "absolute")
+      b.note(fmt::format("position_embedding_type={}: the absolute position table is stored but not added",
+                         position_type));
+  } else if (t.seq > d.max_positions) {
+    b.fail(x, fmt::format("requested sequence {} exceeds the {} positions of the relative position encodings", t.seq,
+                          d.max_positions));
+  }
+  if (layout.extra_embeddings) x = layout.extra_embeddings(in, b, x, emb);
+  if (layout.embedding_norm) x = norm(b, x, "Embedding_LayerNorm", {emb / "LayerNorm"});
+  // ELECTRA's generator embeds in fewer dimensions than it attends in.
+  if (t.embedding != d.hidden)
+    x = dense(b, x, "Embedding_Projection", t.root / "embeddings_project", t.embedding, d.hidden, true);
+
+  for (std::int64_t i = 0; i < layers; ++i) {
+    b.set_block(static_cast<int>(i));
+    Scope l = t.root / "encoder" / "layer" / i;
+    LayerBuilder layer(in, b, layout, d, i);
+    x = layer.attention_sublayer(x, l / "attention", fmt::format("Attention_{}", i), d.relative);
+    if (cross) {
+      x = layer.attention_sublayer(x, l / "crossattention", fmt::format("Cross_Attention_{}", i),
+                                   d.relative && layout.cross_attention_follows_config);
+      if (!is_decoder) b.fail(x, "add_cross_attention needs is_decoder: the reference refuses to build the layer");
+    }
+    x = layer.ffn_sublayer(x, l);
+  }
+  b.set_block(-1);
+  if (layout.pre_norm) x = norm(b, x, "Final_LayerNorm", {t.root / layout.pre_norm->final});
+  t.x = x;
+  return t;
 }
 
 Value qa_head(GraphBuilder& b, const Value& x, std::int64_t hidden, std::int64_t labels) {
@@ -87,91 +190,35 @@ Value qa_head(GraphBuilder& b, const Value& x, std::int64_t hidden, std::int64_t
   return out;
 }
 
-}  // namespace
+std::optional<Value> pooler(const BuildInput& in, GraphBuilder& b, const Layout& layout, const Trunk& t) {
+  if (!has_pooler(layout.pooler, in.head)) return std::nullopt;
+  return blocks::pooler(b, t.x, "Pooler", t.root / layout.pooler_module, t.hidden);
+}
 
-Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
-  const Config& c = in.config;
-  const ConfigDefaults& def = layout.defaults;
-  const std::int64_t vocab = c.dim({"vocab_size"}, def.vocab);
-  const std::int64_t layers = c.dim({"num_hidden_layers"}, def.layers);
-  const std::int64_t type_vocab = c.dim({"type_vocab_size"}, def.type_vocab);
-  const std::int64_t pad = c.integer({"pad_token_id"}, def.pad);
-  const std::string position_type = c.text({"position_embedding_type"}, "absolute");
-  const bool is_decoder = c.flag({"is_decoder"}, false);
-  const bool cross = c.flag({"add_cross_attention"}, false);
-  Dims d{.hidden = c.dim({"hidden_size"}, def.hidden),
-         .heads = c.dim({"num_attention_heads"}, def.heads),
-         .intermediate = c.dim({"intermediate_size"}, def.intermediate),
-         .max_positions = c.dim({"max_position_embeddings"}, def.max_positions),
-         .activation = c.text({"hidden_act"}, "gelu"),
-         .causal = is_decoder,
-         .relative = position_type == "relative_key" || position_type == "relative_key_query"};
-
-  // RoBERTa numbers positions from pad_token_id + 1, so that many rows never hold a token; with
-  // relative scores the absolute table is not read at all.
-  const std::int64_t offset = layout.roberta_positions && !d.relative ? std::max<std::int64_t>(pad + 1, 0) : 0;
-  const std::int64_t seq = in.sequence_length(std::max<std::int64_t>(d.max_positions - offset, 1));
-
-  Scope root = in.head == Head::Base ? Scope() : Scope(std::string(layout.prefix));
-  Scope emb = root / "embeddings";
-  auto x = b.input({seq}, "tokens");
-  x = token_embedding(b, x, "Token_Embedding", emb / "word_embeddings", vocab, d.hidden);
-  if (pad >= vocab) b.fail(x, fmt::format("pad_token_id {} is not a row of the {}-token vocabulary", pad, vocab));
-  const std::string word_embeddings = (emb / "word_embeddings")("weight");
-  x = added_embedding(b, x, "Token_Type_Embedding", emb / "token_type_embeddings", type_vocab, d.hidden);
-  x = learned_positions(b, x, "Position_Embedding", emb / "position_embeddings", d.max_positions, d.hidden, offset);
-  if (layout.roberta_positions && pad >= d.max_positions)
-    b.fail(x, fmt::format("pad_token_id {} is the padding row of the position table, which has {} rows", pad,
-                          d.max_positions));
-  if (d.relative)
-    b.note(fmt::format("position_embedding_type={}: the absolute position table is stored but not added",
-                       position_type));
-  if (layout.task_type_embedding && c.flag({"use_task_id"}, false))
-    x = added_embedding(b, x, "Task_Type_Embedding", emb / "task_type_embeddings",
-                        c.dim({"task_type_vocab_size"}, 3), d.hidden);
-  if (layout.embedding_norm) x = norm(b, x, "Embedding_LayerNorm", {emb / "LayerNorm"});
-
-  for (std::int64_t i = 0; i < layers; ++i) {
-    b.set_block(static_cast<int>(i));
-    Scope l = root / "encoder" / "layer" / i;
-    LayerBuilder layer(b, layout, d, i);
-    x = layer.attention_sublayer(x, l / "attention", fmt::format("Attention_{}", i), d.relative);
-    if (cross) {
-      x = layer.attention_sublayer(x, l / "crossattention", fmt::format("Cross_Attention_{}", i),
-                                   d.relative && layout.cross_attention_follows_config);
-      if (!is_decoder) b.fail(x, "add_cross_attention needs is_decoder: the reference refuses to build the layer");
-    }
-    x = layer.ffn_sublayer(x, l);
-  }
-  b.set_block(-1);
-  if (layout.pre_norm) x = norm(b, x, "Final_LayerNorm", {root / layout.pre_norm->final});
-
-  const bool bert_heads = layout.heads == HeadStyle::Bert;
-  const bool pooled = in.head == Head::Base ||
-                      (bert_heads && (in.head == Head::SequenceClassification || in.head == Head::PreTraining));
-  std::optional<Value> pool;
-  if (pooled) pool = pooler(b, x, "Pooler", root / "pooler" / "dense", d.hidden);
+Value heads(const BuildInput& in, GraphBuilder& b, const Layout& layout, const Trunk& t) {
+  std::optional<Value> pool = pooler(in, b, layout, t);
 
   switch (in.head) {
-    case Head::Base:
-      return x;
     case Head::PreTraining:
-      classifier(b, *pool, "NSP_Head", Scope("cls") / "seq_relationship", d.hidden, 2, true);
-      return mlm_head(in, b, x, layout, d, vocab, word_embeddings);
+      classifier(b, *pool, "NSP_Head", Scope("cls") / "seq_relationship", t.hidden, 2, true);
+      return mlm_head(in, b, layout, t);
     case Head::CausalLM:
     case Head::MaskedLM:
-      return mlm_head(in, b, x, layout, d, vocab, word_embeddings);
-    case Head::SequenceClassification:
-      if (bert_heads) return classifier(b, *pool, "Classifier", Scope("classifier"), d.hidden, in.num_labels(), true);
-      // RoBERTa's classification head pools the first token itself, through its own dense + tanh.
-      x = pooler(b, x, "Classifier_Dense", Scope("classifier") / "dense", d.hidden);
-      return classifier(b, x, "Classifier", Scope("classifier") / "out_proj", d.hidden, in.num_labels(), true);
+      return mlm_head(in, b, layout, t);
+    case Head::SequenceClassification: {
+      if (layout.heads == HeadStyle::Bert)
+        return classifier(b, *pool, "Classifier", Scope("classifier"), t.hidden, in.num_labels(), true);
+      // The classification head pools the first token itself, through its own dense + activation.
+      const std::string act = layout.heads == HeadStyle::Roberta ? "tanh" : t.activation;
+      auto first = blocks::pooler(b, t.x, "Classifier_Dense", Scope("classifier") / "dense", t.hidden, act);
+      return classifier(b, first, "Classifier", Scope("classifier") / "out_proj", t.hidden, in.num_labels(), true);
+    }
     case Head::TokenClassification:
-      return classifier(b, x, "Classifier", Scope("classifier"), d.hidden, in.num_labels(), true);
+      return classifier(b, t.x, "Classifier", Scope("classifier"), t.hidden, in.num_labels(), true);
     case Head::QuestionAnswering:
-      return qa_head(b, x, d.hidden, in.num_labels());
+      return qa_head(b, t.x, t.hidden, layout.qa_forces_two_labels ? 2 : in.num_labels());
     default:
-      return x;
+      return t.x;
   }
 }
 

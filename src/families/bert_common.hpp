@@ -1,5 +1,5 @@
 #pragma once
-// The BERT / RoBERTa encoder that a dozen model types share with other module names: token,
+// The BERT / RoBERTa encoder that many model types share under other module names: token,
 // token-type and learned position embeddings, a stack of self-attention + FFN layers (BERT's
 // post-norm, or one of three pre-norm spellings), an optional tanh pooler, and BERT-style
 // (cls.predictions) or RoBERTa-style (lm_head, classifier.dense/out_proj) heads.
@@ -22,6 +22,9 @@ struct ConfigDefaults {
   std::int64_t max_positions = 512;
   std::int64_t type_vocab = 2;
   std::int64_t pad = 0;
+  std::string_view activation = "gelu";
+  /// ELECTRA-style factorised embeddings: embedding_size's default; nullopt = no such key.
+  std::optional<std::int64_t> embedding_size;
 };
 
 /// Pre-norm clones put their norms before each sublayer and one after the stack; each spells
@@ -34,22 +37,90 @@ struct PreNormNames {
 
 enum class HeadStyle {
   Bert,     ///< cls.predictions.*, a pooled classifier, ForPreTraining's seq_relationship
-  Roberta,  ///< lm_head.*, classifier.dense + classifier.out_proj on the first token, no pooler
+  Roberta,  ///< lm_head.*, classifier.dense + tanh + classifier.out_proj on the first token
+  /// cls.predictions.*, and classifier.dense + hidden_act + out_proj on the first token
+  /// (BigBird, YOSO, Nystromformer, MRA)
+  BertWithFirstTokenClassifier,
 };
+
+/// Which classes build the base model with its pooler (add_pooling_layer).
+enum class PoolerUse {
+  PooledHeads,  ///< the base class, sequence classification and pre-training (BERT)
+  BaseOnly,     ///< only the base class (RoBERTa: its classifier pools by itself)
+  Always,       ///< every class (LayoutLM predates add_pooling_layer)
+  AllButQuestionAnswering,  ///< BigBird: only its QA class passes add_pooling_layer=False
+  AllButLanguageModels,     ///< TAPAS: every class but the MLM one
+  Never,        ///< the model has no pooler
+};
+
+/// The embedding output before the norm, with the module it lives under; families add extra
+/// tables here (ERNIE's task types, LayoutLM's box coordinates).
+using ExtraEmbeddings = graph::Value (*)(const BuildInput& in, graph::GraphBuilder& b, const graph::Value& x,
+                                         const graph::Scope& embeddings);
+/// A step after each FFN's residual sum, before any post-norm (X-MOD's language adapters).
+using FfnExtras = graph::Value (*)(const BuildInput& in, graph::GraphBuilder& b, const graph::Value& x,
+                                   const graph::Scope& layer, std::int64_t index);
+/// Tensors and checks a family adds to each self-attention node (`self` is attention.self).
+using AttentionExtras = void (*)(const BuildInput& in, graph::GraphBuilder& b, const graph::Value& attention,
+                                 const graph::Scope& self, std::int64_t heads);
 
 struct Layout {
   std::string_view prefix;  ///< the base model's attribute in head classes: "bert", "roberta"
+  bool always_prefixed = false;  ///< DPR: even the class built alone keeps its encoder under the prefix
   ConfigDefaults defaults;
   HeadStyle heads = HeadStyle::Bert;
-  bool roberta_positions = false;  ///< position ids start at pad_token_id + 1
-  bool embedding_norm = true;      ///< Megatron and XLM-R XL normalise inside the layers only
+  PoolerUse pooler = PoolerUse::PooledHeads;
+  bool roberta_positions = false;   ///< position ids start at pad_token_id + 1
+  bool absolute_positions = true;   ///< NEZHA has no position table, only functional relative encodings
+  bool relative_attention = true;   ///< attention reads position_embedding_type (BigBird's does not)
+  bool position_type_key = true;    ///< embeddings read it too (YOSO always adds its positions)
+  /// YOSO, Nystromformer and MRA keep max_position_embeddings + 2 rows and number from 2.
+  std::int64_t position_start = 0;
+  bool position_ids_buffer = false;  ///< MRA saves embeddings.position_ids (int64)
+  bool cross_attention = true;       ///< YOSO-style layers store add_cross_attention but build none
+  bool qa_forces_two_labels = false;  ///< their QA classes overwrite config.num_labels with 2
+  AttentionExtras attention_extras = nullptr;
+  bool token_types = true;          ///< BertGeneration has no token-type table
+  bool embedding_norm = true;       ///< Megatron and XLM-R XL normalise inside the layers only
+  bool qkv_bias_from_use_bias = false;  ///< BigBird: use_bias switches the q/k/v biases
+  std::string_view pooler_module = "pooler.dense";  ///< BigBird's pooler is a bare Linear "pooler"
   std::optional<PreNormNames> pre_norm;
   /// BERT's clones build cross-attention with absolute positions whatever the config says;
   /// Megatron passes the config through, so relative tables appear there too.
   bool cross_attention_follows_config = false;
-  bool task_type_embedding = false;  ///< ERNIE's use_task_id
+  ExtraEmbeddings extra_embeddings = nullptr;
+  /// Runs on the word embeddings alone, before token types and positions (RoCBert's glyph and
+  /// pronunciation channels).
+  ExtraEmbeddings word_extras = nullptr;
+  FfnExtras ffn_extras = nullptr;
 };
 
-graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout);
+/// The base model up to the last hidden state, before pooler and heads.
+struct Trunk {
+  graph::Value x;               ///< [seq, hidden]
+  graph::Scope root;            ///< "" for the base class, else the prefix
+  std::int64_t seq = 0;
+  std::int64_t hidden = 0;
+  std::int64_t intermediate = 0;
+  std::int64_t embedding = 0;   ///< width of the embedding tables (hidden unless factorised)
+  std::int64_t vocab = 0;
+  std::string activation;       ///< hidden_act
+  std::string word_embeddings;  ///< the word embedding tensor, which LM heads tie to
+};
+
+Trunk trunk(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout);
+
+/// The tanh pooler when `layout.pooler` gives this class one.
+std::optional<graph::Value> pooler(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout, const Trunk& t);
+
+/// The pooler, then the class's head.
+graph::Value heads(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout, const Trunk& t);
+
+/// The QA head (qa_outputs): the reference splits its outputs into start and end logits.
+graph::Value qa_head(graph::GraphBuilder& b, const graph::Value& x, std::int64_t hidden, std::int64_t labels);
+
+inline graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout) {
+  return heads(in, b, layout, trunk(in, b, layout));
+}
 
 }  // namespace neurarch::families::bert

@@ -10,6 +10,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   static const bert::Layout layout{.prefix = "roberta",
                                    .defaults = {.vocab = 30522, .pad = 1},
                                    .heads = bert::HeadStyle::Roberta,
+                                   .pooler = bert::PoolerUse::BaseOnly,
                                    .roberta_positions = true};
   return bert::build(in, b, layout);
 }

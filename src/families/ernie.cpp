@@ -6,8 +6,15 @@
 namespace neurarch::families {
 namespace {
 
+// ErnieConfig: use_task_id false, task_type_vocab_size 3.
+graph::Value task_types(const BuildInput& in, graph::GraphBuilder& b, const graph::Value& x, const graph::Scope& emb) {
+  if (!in.config.flag({"use_task_id"}, false)) return x;
+  return blocks::added_embedding(b, x, "Task_Type_Embedding", emb / "task_type_embeddings",
+                                 in.config.dim({"task_type_vocab_size"}, 3), x.shape.back());
+}
+
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  static const bert::Layout layout{.prefix = "ernie", .defaults = {}, .task_type_embedding = true};
+  static const bert::Layout layout{.prefix = "ernie", .defaults = {}, .extra_embeddings = task_types};
   return bert::build(in, b, layout);
 }
 

@@ -19,8 +19,67 @@ const Family& roberta_prelayernorm_family();
 const Family& xlm_roberta_xl_family();
 const Family& ernie_family();
 const Family& megatron_bert_family();
+const Family& bert_generation_family();
+const Family& nezha_family();
+const Family& layoutlm_family();
+const Family& splinter_family();
+const Family& electra_family();
+const Family& dpr_family();
+const Family& big_bird_family();
+const Family& yoso_family();
+const Family& nystromformer_family();
+const Family& mra_family();
+const Family& roc_bert_family();
+const Family& xmod_family();
+const Family& tapas_family();
 // decoder families (declarations)
+const Family& gpt_neo_family();
+const Family& codegen_family();
+const Family& gptj_family();
+const Family& gpt_bigcode_family();
+const Family& stablelm_family();
+const Family& phi_family();
+const Family& persimmon_family();
+const Family& diffllama_family();
+const Family& bitnet_family();
+const Family& cohere2_family();
+const Family& cohere_family();
+const Family& nemotron_family();
+const Family& exaone4_family();
+const Family& olmo3_family();
+const Family& olmo2_family();
+const Family& olmo_family();
+const Family& vaultgemma_family();
+const Family& gemma2_family();
+const Family& gemma_family();
+const Family& starcoder2_family();
+const Family& phi3_family();
+const Family& glm4_family();
+const Family& glm_family();
+const Family& granite_family();
+const Family& ernie4_5_family();
+const Family& seed_oss_family();
+const Family& arcee_family();
+const Family& open_llama_family();
+const Family& smollm3_family();
+const Family& helium_family();
+const Family& qwen3_family();
+const Family& gpt2_family();
+const Family& llama_family();
+const Family& mistral_family();
+const Family& qwen2_family();
 // vision families (declarations)
+const Family& vit_family();
+const Family& deit_family();
+const Family& vit_msn_family();
+const Family& ijepa_family();
+const Family& vit_mae_family();
+const Family& dinov2_with_registers_family();
+const Family& dinov3_vit_family();
+const Family& yolos_family();
+const Family& vitpose_backbone_family();
+const Family& beit_family();
+const Family& data2vec_vision_family();
 
 namespace {
 
@@ -43,8 +102,68 @@ const RegistryRow kRegistry[] = {
     {"xlm-roberta-xl",         xlm_roberta_xl_family},
     {"ernie",                  ernie_family},
     {"megatron-bert",          megatron_bert_family},
+    {"bert-generation",        bert_generation_family},
+    {"nezha",                  nezha_family},
+    {"layoutlm",               layoutlm_family},
+    {"splinter",               splinter_family},
+    {"electra",                electra_family},
+    {"dpr",                    dpr_family},
+    {"big_bird",               big_bird_family},
+    {"yoso",                   yoso_family},
+    {"nystromformer",          nystromformer_family},
+    {"mra",                    mra_family},
+    {"roc_bert",               roc_bert_family},
+    {"xmod",                   xmod_family},
+    {"tapas",                  tapas_family},
     // decoder families (rows)
+    {"gpt2",                   gpt2_family},
+    {"llama",                  llama_family},
+    {"code_llama",             llama_family},
+    {"mistral",                mistral_family},
+    {"qwen2",                  qwen2_family},
+    {"qwen3",                  qwen3_family},
+    {"helium",                 helium_family},
+    {"smollm3",                smollm3_family},
+    {"open-llama",             open_llama_family},
+    {"arcee",                  arcee_family},
+    {"seed_oss",               seed_oss_family},
+    {"ernie4_5",               ernie4_5_family},
+    {"granite",                granite_family},
+    {"glm",                    glm_family},
+    {"glm4",                   glm4_family},
+    {"phi3",                   phi3_family},
+    {"starcoder2",             starcoder2_family},
+    {"gemma",                  gemma_family},
+    {"gemma2",                 gemma2_family},
+    {"vaultgemma",             vaultgemma_family},
+    {"olmo",                   olmo_family},
+    {"olmo2",                  olmo2_family},
+    {"olmo3",                  olmo3_family},
+    {"exaone4",                exaone4_family},
+    {"nemotron",               nemotron_family},
+    {"cohere",                 cohere_family},
+    {"cohere2",                cohere2_family},
+    {"bitnet",                 bitnet_family},
+    {"diffllama",              diffllama_family},
+    {"persimmon",              persimmon_family},
+    {"phi",                    phi_family},
+    {"stablelm",               stablelm_family},
+    {"gpt_bigcode",            gpt_bigcode_family},
+    {"gptj",                   gptj_family},
+    {"codegen",                codegen_family},
+    {"gpt_neo",                gpt_neo_family},
     // vision families (rows)
+    {"vit",                    vit_family},
+    {"deit",                   deit_family},
+    {"vit_msn",                vit_msn_family},
+    {"ijepa",                  ijepa_family},
+    {"vit_mae",                vit_mae_family},
+    {"dinov2_with_registers",  dinov2_with_registers_family},
+    {"dinov3_vit",             dinov3_vit_family},
+    {"yolos",                  yolos_family},
+    {"vitpose_backbone",       vitpose_backbone_family},
+    {"beit",                   beit_family},
+    {"data2vec-vision",        data2vec_vision_family},
 };
 // clang-format on
 

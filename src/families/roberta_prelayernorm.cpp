@@ -12,6 +12,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
       .prefix = "roberta_prelayernorm",
       .defaults = {.vocab = 50265, .pad = 1},
       .heads = bert::HeadStyle::Roberta,
+      .pooler = bert::PoolerUse::BaseOnly,
       .roberta_positions = true,
       .pre_norm = bert::PreNormNames{.attention = "LayerNorm", .ffn = "intermediate.LayerNorm", .final = "LayerNorm"}};
   return bert::build(in, b, layout);

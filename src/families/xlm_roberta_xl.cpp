@@ -18,6 +18,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                                                 .type_vocab = 1,
                                                 .pad = 1},
                                    .heads = bert::HeadStyle::Roberta,
+                                   .pooler = bert::PoolerUse::BaseOnly,
                                    .roberta_positions = true,
                                    .embedding_norm = false,
                                    .pre_norm = bert::PreNormNames{.attention = "self_attn_layer_norm",

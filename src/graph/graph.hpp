@@ -62,6 +62,9 @@ struct AttentionAttrs {
   std::int64_t kv_len = 0;
   bool causal = false;
   std::int64_t window = 0;  ///< sliding window, 0 = full
+  double dropout = 0.0;     ///< attention-probability dropout in train mode
+  bool rotary = false;      ///< RoPE applied to q and k (new tensors autograd keeps)
+  bool fused_qkv = false;   ///< one projection reads the input once (GPT-2 c_attn)
 };
 
 /// What a feed-forward node computes.
@@ -84,6 +87,7 @@ struct Node {
   std::optional<AttentionAttrs> attention;
   std::optional<FeedForwardAttrs> feed_forward;
   std::string activation;  ///< for nodes that apply one (pooler tanh, head transform gelu)
+  double dropout = 0.0;    ///< dropout on this node's output in train mode (a saved mask)
 };
 
 /// The whole-graph shape check: the first node that cannot run, and why.

@@ -1,3 +1,4 @@
+#include "render/plan_render.hpp"
 #include "render/render.hpp"
 
 namespace neurarch::render {
@@ -93,10 +94,16 @@ nlohmann::json to_json(const report::Report& r) {
   Json notes = g.notes;
   for (const auto& n : r.notes) notes.push_back(n);
   out["notes"] = std::move(notes);
+  Json findings = Json::array();
+  for (const auto& f : r.findings)
+    findings.push_back({{"rule", f.rule}, {"severity", f.severity}, {"node", nullable(f.node)}, {"message", f.message},
+                        {"fix", f.fix}});
+  out["findings"] = std::move(findings);
   Json reads = Json::array();
   for (const auto& read : r.config_reads)
     reads.push_back({{"key", read.key}, {"value", Json::parse(read.value)}, {"from", read.from_file ? "config" : "default"}});
   out["config_reads"] = std::move(reads);
+  out["plan"] = r.plan ? plan_json(*r.plan) : Json(nullptr);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "render/plan_render.hpp"
 #include "render/render.hpp"
 #include "render/summary.hpp"
 
@@ -24,6 +25,13 @@ std::string markdown(const report::Report& r) {
                      g.input_kind, shape_text(g.input_shape));
   out += "## Summary\n\n";
   for (const auto& line : summary_lines(r)) out += "- " + cell(line) + "\n";
+
+  if (r.plan) out += plan_text(*r.plan, true);
+
+  out += "\n## What the verifier says\n\n";
+  auto findings = finding_lines(r);
+  if (findings.empty()) out += "Nothing to report.\n";
+  for (const auto& f : findings) out += "- " + cell(f) + "\n";
 
   out += "\n## Layers\n\n| # | Layer | Type | Output shape | Params |\n|---:|---|---|---|---:|\n";
   for (const auto& n : g.nodes)

@@ -44,4 +44,12 @@ std::vector<std::string> summary_lines(const report::Report& r) {
   return lines;
 }
 
+std::vector<std::string> finding_lines(const report::Report& r) {
+  std::vector<std::string> lines;
+  for (const auto& f : r.findings)
+    lines.push_back(fmt::format("{} [{}] {}{} — fix: {}", f.severity, f.rule, f.node.empty() ? "" : f.node + ": ",
+                                f.message, f.fix));
+  return lines;
+}
+
 }  // namespace neurarch::render

@@ -11,4 +11,7 @@ namespace neurarch::render {
 /// "Will it forward-pass: Yes", notes...
 std::vector<std::string> summary_lines(const report::Report& r);
 
+/// "error  heads-divide-hidden  Attention_0: ... — fix: ..." per finding; empty when none.
+std::vector<std::string> finding_lines(const report::Report& r);
+
 }  // namespace neurarch::render

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "render/plan_render.hpp"
 #include "render/render.hpp"
 #include "render/summary.hpp"
 
@@ -69,6 +70,13 @@ std::string text(const report::Report& r, const TextOptions& options) {
   out += "\n";
 
   for (const auto& line : summary_lines(r)) out += line + "\n";
+
+  if (r.plan) out += plan_text(*r.plan, false);
+
+  out += "\nWhat the verifier says:\n";
+  auto findings = finding_lines(r);
+  if (findings.empty()) out += "  nothing to report\n";
+  for (const auto& f : findings) out += "  " + f + "\n";
 
   if (r.checkpoint) {
     const auto& c = *r.checkpoint;

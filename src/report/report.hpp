@@ -8,6 +8,7 @@
 #include "checkpoint/compare.hpp"
 #include "core/config.hpp"
 #include "graph/graph.hpp"
+#include "plan/plan.hpp"
 
 namespace neurarch::report {
 
@@ -23,12 +24,24 @@ struct ModelInfo {
   std::string reference;   ///< the reference modeling file the family mirrors
 };
 
+/// One verifier finding (filled by the verifier's rules; see lint/).
+struct Finding {
+  std::string rule;      ///< stable id, e.g. "heads-divide-hidden"
+  std::string severity;  ///< "error" | "warn" | "info"
+  std::string node;      ///< graph node name, "" when the finding is about the config as a whole
+  std::string message;   ///< one line naming the key or node and its value
+  std::string fix;       ///< a concrete change that makes the finding go away
+};
+
 struct Report {
   ModelInfo model;
+  nlohmann::json config;  ///< the config.json as given, for checks that read keys the graph does not carry
   graph::Graph graph;
   std::optional<checkpoint::Comparison> checkpoint;  ///< set when a checkpoint's headers were read
   std::vector<ConfigRead> config_reads;              ///< every key the family read, and where from
   std::vector<std::string> notes;
+  std::vector<Finding> findings;
+  std::optional<plan::Plan> plan;  ///< set by --plan
 
   std::int64_t derived_scalars() const { return graph.saved_scalars(); }
   /// derived - checkpoint; nullopt without a checkpoint.

@@ -35,7 +35,9 @@ Report trace(const resolve::ResolvedModel& model, const TraceOptions& options) {
              std::string(built.family->reference)};
   r.graph = std::move(built.graph);
   r.config_reads = config.reads();
+  r.config = config.json();
   if (auto ckpt = load_checkpoint(model, options)) r.checkpoint = checkpoint::compare(r.graph, *ckpt);
+  if (options.plan) r.plan = plan::make_plan(r.graph, *options.plan);
   return r;
 }
 

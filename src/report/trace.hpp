@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "model/build.hpp"
+#include "plan/plan.hpp"
 #include "report/report.hpp"
 #include "resolve/resolver.hpp"
 
@@ -14,6 +15,8 @@ struct TraceOptions {
   /// Read the checkpoint headers from this folder or file instead of the model's own folder.
   std::optional<std::filesystem::path> checkpoint;
   bool read_checkpoint = true;
+  /// Set by --plan: memory, card fit, split and cost.
+  std::optional<plan::PlanOptions> plan;
 };
 
 Report trace(const resolve::ResolvedModel& model, const TraceOptions& options = {});

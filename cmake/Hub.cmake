@@ -1,0 +1,43 @@
+# The online Hub client (src/hub) talks HTTP through libcurl; its tests run a fake Hub on
+# loopback with cpp-httplib. Debian: libcurl4-openssl-dev, libcpp-httplib-dev.
+find_package(CURL REQUIRED)
+target_link_libraries(neurarch_core PRIVATE CURL::libcurl)
+
+# cpp-httplib comes three ways: upstream's CMake config, Debian's split build (a header plus a
+# compiled library whose ABI depends on the defines in its pkg-config file), or a lone header.
+add_library(neurarch_httplib INTERFACE)
+find_package(httplib CONFIG QUIET)
+if(httplib_FOUND)
+  target_link_libraries(neurarch_httplib INTERFACE httplib::httplib)
+  set(NEURARCH_HAVE_HTTPLIB ON)
+else()
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(NEURARCH_CPPHTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+  endif()
+  if(NEURARCH_CPPHTTPLIB_FOUND)
+    target_link_libraries(neurarch_httplib INTERFACE PkgConfig::NEURARCH_CPPHTTPLIB)
+    set(NEURARCH_HAVE_HTTPLIB ON)
+  else()
+    find_path(NEURARCH_HTTPLIB_INCLUDE httplib.h)
+    if(NEURARCH_HTTPLIB_INCLUDE)
+      find_package(Threads REQUIRED)
+      target_include_directories(neurarch_httplib INTERFACE ${NEURARCH_HTTPLIB_INCLUDE})
+      target_link_libraries(neurarch_httplib INTERFACE Threads::Threads)
+      set(NEURARCH_HAVE_HTTPLIB ON)
+    endif()
+  endif()
+endif()
+if(NEURARCH_HAVE_HTTPLIB)
+  target_compile_definitions(neurarch_httplib INTERFACE NEURARCH_HAVE_HTTPLIB=1)
+else()
+  message(STATUS "cpp-httplib not found: the Hub client tests will be skipped")
+endif()
+
+# neurarch_tests is defined later (tests/), so link it once the whole tree has been read.
+function(neurarch_hub_link_tests)
+  if(TARGET neurarch_tests)
+    target_link_libraries(neurarch_tests PRIVATE neurarch_httplib)
+  endif()
+endfunction()
+cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL neurarch_hub_link_tests)

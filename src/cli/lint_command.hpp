@@ -1,0 +1,19 @@
+#pragma once
+// `neurarch-trace lint MODEL...`: the verifier alone over many models, as a CI gate.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "lint/lint.hpp"
+
+namespace neurarch::cli {
+
+/// Resolves and traces each model, runs the verifier and prints its findings per model (`format`
+/// "text" or "json": one array of {model, model_type, class, findings[]}). Returns 0 when no
+/// finding is at or above `fail_on` ("error" | "warn" | "info"), 1 when one is, 2 for a bad
+/// fail_on or format, and the trace's exit code (2 invalid config, 3 not found, 4 unsupported,
+/// 5 I/O) when a model cannot be traced at all; the other models are still checked.
+int run_lint_command(const std::vector<std::string>& models, const std::string& fail_on, const std::string& format,
+                     std::ostream& out, std::ostream& err, const lint::Options& options = {});
+
+}  // namespace neurarch::cli

@@ -1,0 +1,49 @@
+// CodeGen (models/codegen/modeling_codegen.py + configuration_codegen.py, transformers 4.47.1):
+// GPT-J's parallel block with q/k/v fused in one bias-free qkv_proj [3 * hidden]; fc_in/fc_out
+// MLP with bias; LM head with a bias, untied by default. GPT-2's aliases; n_inner null ->
+// 4 * n_embd. The attention refuses hidden % heads != 0.
+#include "families/llama_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  const Config& c = in.config;
+  decoder::DecoderSpec s;
+  s.vocab = c.dim({"vocab_size"}, 50400);
+  s.positions = c.dim({"n_positions", "max_position_embeddings"}, 2048);
+  s.hidden = c.dim({"n_embd", "hidden_size"}, 4096);
+  s.layers = c.dim({"n_layer", "num_hidden_layers"}, 28);
+  s.heads = c.dim({"n_head", "num_attention_heads"}, 16);
+  s.kv_heads = s.heads;
+  s.head_dim = s.hidden / s.heads;
+  s.require_divisible = true;
+  s.intermediate = c.dim({"n_inner"}, 4 * s.hidden);
+  s.activation = c.text({"activation_function"}, "gelu_new");
+  s.tie_word_embeddings = c.flag({"tie_word_embeddings"}, false);
+  s.gated = false;
+  s.mlp_bias = true;
+  s.down_bias = true;
+  s.norm = blocks::NormKind::LayerNorm;
+  s.norm_bias = true;
+  s.parallel = true;
+  s.lm_head_bias = true;
+  s.prefix = "transformer";
+  s.qa_prefix = "transformer";
+  s.names = {.embed = "wte", .layers = "h", .attn = "attn", .o = "out_proj", .qkv = "qkv_proj", .mlp = "mlp",
+             .up = "fc_in", .down = "fc_out", .pre_attn_norm = "ln_1", .final_norm = "ln_f"};
+  return decoder::build_decoder(in, b, s);
+}
+
+}  // namespace
+
+const Family& codegen_family() {
+  static const Family family{"codegen",
+                             "models/codegen/modeling_codegen.py",
+                             {{"CodeGenModel", Head::Base},
+                              {"CodeGenForCausalLM", Head::CausalLM}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families

@@ -1,0 +1,32 @@
+// GLM-4 first release (models/glm/modeling_glm.py + configuration_glm.py, transformers 4.47.1):
+// Llama's layer with gate and up fused in one gate_up_proj [2 * intermediate, hidden], a bias on
+// q/k/v (attention_bias, default on) but never on o_proj, partial rotary (no tensors).
+#include "families/llama_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  const Config& c = in.config;
+  decoder::DecoderSpec s = decoder::read_llama_config(
+      c, {.vocab = 151552, .hidden = 4096, .intermediate = 13696, .layers = 40, .heads = 32, .kv_heads = 2,
+          .head_dim = 128, .positions = 131072, .activation = "silu", .tie_word_embeddings = false});
+  s.qkv_bias = c.flag({"attention_bias"}, true);
+  s.names.gate_up = "gate_up_proj";
+  return decoder::build_decoder(in, b, s);
+}
+
+}  // namespace
+
+const Family& glm_family() {
+  static const Family family{"glm",
+                             "models/glm/modeling_glm.py",
+                             {{"GlmModel", Head::Base},
+                              {"GlmForCausalLM", Head::CausalLM},
+                              {"GlmForSequenceClassification", Head::SequenceClassification},
+                              {"GlmForTokenClassification", Head::TokenClassification}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families

@@ -1,0 +1,33 @@
+// OLMo (models/olmo/modeling_olmo.py + configuration_olmo.py, transformers 4.47.1): Llama's
+// layer whose LayerNorms have no parameters at all (so the norm nodes own no tensors);
+// attention_bias covers q/k/v/o. clip_qkv clamps activations and adds nothing.
+#include "families/llama_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  const Config& c = in.config;
+  decoder::DecoderSpec s = decoder::read_llama_config(
+      c, {.vocab = 50304, .hidden = 4096, .intermediate = 11008, .layers = 32, .heads = 32,
+          .positions = 2048, .activation = "silu", .tie_word_embeddings = false});
+  const bool bias = c.flag({"attention_bias"}, false);
+  s.qkv_bias = bias;
+  s.o_bias = bias;
+  s.norm = blocks::NormKind::LayerNorm;
+  s.norm_weight = false;
+  return decoder::build_decoder(in, b, s);
+}
+
+}  // namespace
+
+const Family& olmo_family() {
+  static const Family family{"olmo",
+                             "models/olmo/modeling_olmo.py",
+                             {{"OlmoModel", Head::Base},
+                              {"OlmoForCausalLM", Head::CausalLM}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families

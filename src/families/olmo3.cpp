@@ -1,0 +1,40 @@
+// OLMo 3 (models/olmo3/modeling_olmo3.py + configuration_olmo3.py, transformers 4.57.6): OLMo 2's
+// post-sublayer norms and whole-width q/k norms, with sliding windows per layer_types (by
+// default three sliding layers, then one full).
+#include "families/llama_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  const Config& c = in.config;
+  decoder::DecoderSpec s = decoder::read_llama_config(
+      c, {.vocab = 50304, .hidden = 4096, .intermediate = 11008, .layers = 32, .heads = 32,
+          .positions = 2048, .activation = "silu", .tie_word_embeddings = false});
+  const bool bias = c.flag({"attention_bias"}, false);
+  s.qkv_bias = bias;
+  s.o_bias = bias;
+  s.qk_norm = decoder::QkNorm::Full;
+  s.names.pre_attn_norm.clear();
+  s.names.post_attn_norm = "post_attention_layernorm";
+  s.names.pre_ffn_norm.clear();
+  s.names.post_ffn_norm = "post_feedforward_layernorm";
+  const std::int64_t window = decoder::window_or_none(c, "sliding_window", 4096);
+  s.windows = decoder::windows_from_layer_types(c, s.layers, window);
+  if (s.windows.empty())
+    for (std::int64_t i = 0; i < s.layers; ++i) s.windows.push_back((i + 1) % 4 != 0 ? window : 0);
+  return decoder::build_decoder(in, b, s);
+}
+
+}  // namespace
+
+const Family& olmo3_family() {
+  static const Family family{"olmo3",
+                             "models/olmo3/modeling_olmo3.py",
+                             {{"Olmo3Model", Head::Base},
+                              {"Olmo3ForCausalLM", Head::CausalLM}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families

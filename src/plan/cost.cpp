@@ -1,0 +1,126 @@
+#include "plan/cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "plan/weights.hpp"
+
+namespace neurarch::plan {
+namespace {
+
+std::int64_t tokens_of(const graph::Shape& s) {
+  if (s.size() < 2) return 1;
+  std::int64_t t = 1;
+  for (std::size_t i = 0; i + 1 < s.size(); ++i) t *= s[i];
+  return t;
+}
+
+// Bytes of memory traffic per optimizer-updated parameter: AdamW reads param, grad and two
+// moments and writes param and moments (28); the foreach step adds a write and read of its
+// temporary (8); SGD momentum reads param, grad, buffer and writes two (20); 8-bit Adam moves
+// 1-byte moments.
+double optimizer_traffic(Optimizer o) {
+  switch (o) {
+    case Optimizer::AdamW: return 36;
+    case Optimizer::AdamWFused: return 28;
+    case Optimizer::SGDMomentum: return 20;
+    case Optimizer::Adam8bit: return 16;
+  }
+  return 36;
+}
+
+}  // namespace
+
+std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
+  auto roles = weight_roles(g, s);
+  const bool full = s.mode == Mode::Full;
+  const double weight_read = full ? (s.autocast_bf16 ? 6.0 : 4.0) : (s.mode == Mode::QLoRA ? 4.5 : 2.0);
+  const double act = s.autocast_bf16 ? 2.0 : 4.0;
+  std::vector<NodeCost> out(g.nodes.size());
+  for (const auto& n : g.nodes) {
+    auto& c = out[static_cast<std::size_t>(n.index)];
+    const graph::Shape& in = n.inputs.empty() ? n.out : g.nodes[static_cast<std::size_t>(n.inputs[0])].out;
+    const double tokens = static_cast<double>(n.type == graph::NodeType::Pooler ? 1 : tokens_of(in));
+    double in_elems = 1, out_elems = 1;
+    for (auto d : in) in_elems *= static_cast<double>(d);
+    for (auto d : n.out) out_elems *= static_cast<double>(d);
+    c.activation_bytes = (in_elems + out_elems) * act;
+    for (int t : n.tensors) {
+      const auto& spec = g.tensors[static_cast<std::size_t>(t)];
+      const auto& r = roles[static_cast<std::size_t>(t)];
+      if (!r.matmul) {
+        if (spec.saved()) c.weight_bytes += static_cast<double>(spec.scalars()) * (full ? 4.0 : 2.0);
+        continue;
+      }
+      double elems = static_cast<double>(spec.scalars());
+      double positions = spec.shape.size() == 4 ? static_cast<double>(tokens_of(n.out)) : tokens;
+      double fwd = 2.0 * positions * elems;
+      c.flops_forward += fwd;
+      bool trainable = full || n.type == graph::NodeType::Classifier;
+      c.flops_backward += trainable ? 2.0 * fwd : fwd;  // frozen weights: input gradient only
+      c.weight_bytes += elems * weight_read;
+      if (r.lora_target && !full) {
+        double adapter = 2.0 * tokens * static_cast<double>(r.lora_parameters);
+        c.flops_forward += adapter;
+        c.flops_backward += 2.0 * adapter;
+      }
+    }
+    if (n.attention) {
+      const auto& a = *n.attention;
+      double per_token = static_cast<double>(std::max<std::int64_t>(tokens_of(in) / std::max<std::int64_t>(a.query_len, 1), 1));
+      double core = 4.0 * per_token * static_cast<double>(a.heads * a.query_len * a.kv_len * a.head_dim);
+      // Flash kernels skip the masked half of a causal score matrix; eager attention computes it.
+      if (a.causal && s.attention == AttentionImpl::SDPA) core *= 0.5;
+      c.flops_forward += core;
+      c.flops_backward += 2.0 * core;
+      if (s.attention == AttentionImpl::Eager)
+        c.activation_bytes += per_token * static_cast<double>(a.heads * a.query_len * a.kv_len) * (4.0 + act) * 2.0;
+    }
+    if (s.grad_checkpointing && n.block >= 0) c.flops_backward += c.flops_forward;  // recomputation
+  }
+  return out;
+}
+
+CostPlan plan_cost(const MemoryModel& m, const graph::Graph& g, const std::vector<Card>& cards,
+                   const std::vector<std::int64_t>& max_batches, const RunSpec& run) {
+  CostPlan plan;
+  plan.mode = m.setup().mode;
+  plan.run = run;
+  auto costs = node_costs(g, m.setup());
+  double flops_per_sample = 0;
+  for (const auto& c : costs) flops_per_sample += c.flops_forward + c.flops_backward;
+  const std::int64_t steps_per_epoch = (run.samples + run.global_batch - 1) / run.global_batch;
+  plan.steps = steps_per_epoch * run.epochs;
+  plan.flops = flops_per_sample * static_cast<double>(run.global_batch) * static_cast<double>(plan.steps);
+  const auto& rt = m.runtime();
+  const double optimizer_bytes = static_cast<double>(m.trainable_parameters()) * optimizer_traffic(m.setup().optimizer);
+
+  for (std::size_t i = 0; i < cards.size(); ++i) {
+    if (max_batches[i] <= 0) continue;
+    const auto& card = cards[i];
+    const double compute = card.dense_tflops * 1e12 * rt.achievable_compute_fraction;
+    const double bandwidth = card.bandwidth_gbps * 1e9 * rt.achievable_bandwidth_fraction;
+    CardRun r;
+    r.card = card.name;
+    r.micro_batch = std::min(max_batches[i], run.global_batch);
+    r.accumulation = (run.global_batch + r.micro_batch - 1) / r.micro_batch;
+    const double b = static_cast<double>(r.micro_batch);
+    double micro_seconds = 0;
+    for (const auto& c : costs) {
+      double fwd = std::max(c.flops_forward * b / compute, (c.weight_bytes + c.activation_bytes * b) / bandwidth);
+      double bwd = std::max(c.flops_backward * b / compute, 2.0 * (c.weight_bytes + c.activation_bytes * b) / bandwidth);
+      micro_seconds += fwd + bwd;
+    }
+    r.step_seconds = micro_seconds * static_cast<double>(r.accumulation) + optimizer_bytes / bandwidth;
+    r.hours = r.step_seconds * static_cast<double>(plan.steps) / 3600.0;
+    if (card.usd_per_hour) r.usd = r.hours * *card.usd_per_hour;
+    plan.cards.push_back(r);
+  }
+  std::sort(plan.cards.begin(), plan.cards.end(), [](const CardRun& a, const CardRun& b) { return a.hours < b.hours; });
+  for (const auto& r : plan.cards)
+    if (r.usd && (!plan.cheapest || !plan.cheapest->usd || *r.usd < *plan.cheapest->usd)) plan.cheapest = r;
+  if (!plan.cheapest && !plan.cards.empty()) plan.cheapest = plan.cards.front();
+  return plan;
+}
+
+}  // namespace neurarch::plan

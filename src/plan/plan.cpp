@@ -1,0 +1,73 @@
+#include "plan/plan.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace neurarch::plan {
+
+void validate(const PlanOptions& o) {
+  for (const Setup* s : {&o.full, &o.lora}) {
+    if (s->batch < 1) throw Error(ErrorKind::InvalidInput, "--batch", fmt::format("batch must be at least 1, got {}", s->batch));
+    if (s->lora_rank < 1)
+      throw Error(ErrorKind::InvalidInput, "--lora-rank", fmt::format("LoRA rank must be at least 1, got {}", s->lora_rank));
+    if (s->lora_dropout < 0 || s->lora_dropout >= 1)
+      throw Error(ErrorKind::InvalidInput, "--lora-dropout", fmt::format("dropout must be in [0, 1), got {}", s->lora_dropout));
+  }
+  if (o.run.epochs < 1 || o.run.global_batch < 1 || o.run.samples < 1)
+    throw Error(ErrorKind::InvalidInput, "--epochs/--global-batch/--samples", "run sizes must be at least 1");
+}
+
+Plan make_plan(const graph::Graph& g, const PlanOptions& o) {
+  validate(o);
+  if (!g.forward.ok)
+    throw Error(ErrorKind::InvalidInput, g.nodes[static_cast<std::size_t>(g.forward.node)].name,
+                "cannot plan a model that does not forward-pass: " + g.forward.reason);
+  const Runtime& rt = o.runtime_set ? o.runtime : default_runtime();
+  Plan p;
+  p.card_catalogue = o.cards.empty() ? default_cards() : o.cards;
+  p.full_setup = o.full;
+  p.lora_setup = o.lora;
+
+  MemoryModel full(g, o.full, rt), lora(g, o.lora, rt);
+  p.full = full.at(o.full.batch);
+  p.lora = lora.at(o.lora.batch);
+  p.notes = lora.activations().notes;
+  for (const auto& n : full.activations().notes)
+    if (std::find(p.notes.begin(), p.notes.end(), n) == p.notes.end()) p.notes.push_back(n);
+
+  for (const auto& n : g.nodes)
+    p.activations.push_back({n.name, full.node_activation_bytes(n.index, 1), lora.node_activation_bytes(n.index, 1)});
+
+  std::vector<std::int64_t> full_batches, lora_batches;
+  const Card* largest = nullptr;
+  for (const auto& card : p.card_catalogue) {
+    CardFit fit{card.name, card.memory_bytes, max_batch(full, card), max_batch(lora, card)};
+    full_batches.push_back(fit.full_max_batch);
+    lora_batches.push_back(fit.lora_max_batch);
+    p.cards.push_back(fit);
+    p.fsdp.push_back({card.name, fsdp_cards(full, g, card)});
+    if (!largest || card.memory_bytes > largest->memory_bytes) largest = &card;
+  }
+
+  // One card cannot hold batch 1: show the two-card pipeline for the first mode that needs it.
+  if (!full.fits(*largest, 1)) {
+    p.split_mode = lora.fits(*largest, 1) ? Mode::Full : o.lora.mode;
+    p.split = two_card_split(p.split_mode == Mode::Full ? full : lora, g, p.card_catalogue);
+  }
+
+  bool full_fits_somewhere = false, lora_fits_somewhere = false;
+  for (std::size_t i = 0; i < p.cards.size(); ++i) {
+    full_fits_somewhere |= full_batches[i] > 0;
+    lora_fits_somewhere |= lora_batches[i] > 0;
+  }
+  if (full_fits_somewhere)
+    p.cost = plan_cost(full, g, p.card_catalogue, full_batches, o.run);
+  else if (lora_fits_somewhere)
+    p.cost = plan_cost(lora, g, p.card_catalogue, lora_batches, o.run);
+  return p;
+}
+
+}  // namespace neurarch::plan

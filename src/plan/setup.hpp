@@ -1,0 +1,32 @@
+#pragma once
+// What the user plans to run: the training setup every memory and cost figure depends on.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace neurarch::plan {
+
+enum class Mode { Full, LoRA, QLoRA };
+enum class Optimizer { AdamW, AdamWFused, SGDMomentum, Adam8bit };
+enum class AttentionImpl { SDPA, Eager };
+
+struct Setup {
+  Mode mode = Mode::Full;
+  Optimizer optimizer = Optimizer::AdamW;
+  AttentionImpl attention = AttentionImpl::SDPA;
+  bool autocast_bf16 = true;  ///< false: plain fp32 training (no cast copies, fp32 activations)
+  std::int64_t batch = 1;
+  bool grad_checkpointing = false;
+  std::int64_t lora_rank = 16;
+  double lora_dropout = 0.05;
+  /// Bytes per element of a dropout's saved mask: CUDA's fused dropout keeps a bool mask; the
+  /// CPU path keeps float noise (4), which the CPU-measured ground truth reflects.
+  int dropout_mask_bytes = 1;
+  /// Leaf module names to adapt ("q_proj", "query", "c_attn"); empty: every linear but the head.
+  std::vector<std::string> lora_targets;
+};
+
+const char* mode_name(Mode m);
+const char* optimizer_name(Optimizer o);
+
+}  // namespace neurarch::plan

@@ -1,0 +1,56 @@
+#include "plan/weights.hpp"
+
+#include <algorithm>
+
+namespace neurarch::plan {
+namespace {
+using graph::NodeType;
+
+bool uses_matmul(NodeType t) {
+  switch (t) {
+    case NodeType::MultiHeadAttention:
+    case NodeType::GroupedQueryAttention:
+    case NodeType::MultiQueryAttention:
+    case NodeType::FeedForward:
+    case NodeType::GatedFeedForward:
+    case NodeType::MixtureOfExperts:
+    case NodeType::Linear:
+    case NodeType::Pooler:
+    case NodeType::Classifier:
+    case NodeType::LMHead:
+    case NodeType::PatchEmbed:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+std::string leaf_module(const std::string& name) {
+  auto last = name.rfind('.');
+  if (last == std::string::npos) return name;
+  auto prev = name.rfind('.', last - 1);
+  return name.substr(prev == std::string::npos ? 0 : prev + 1, last - (prev == std::string::npos ? 0 : prev + 1));
+}
+
+std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
+  std::vector<WeightRole> roles(g.tensors.size());
+  for (std::size_t i = 0; i < g.tensors.size(); ++i) {
+    const auto& t = g.tensors[i];
+    const auto& node = g.nodes[static_cast<std::size_t>(t.node)];
+    auto& r = roles[i];
+    r.tensor = static_cast<int>(i);
+    bool is_weight = t.kind == graph::TensorKind::Parameter && t.name.ends_with("weight") &&
+                     (t.shape.size() == 2 || t.shape.size() == 4);
+    r.matmul = is_weight && uses_matmul(node.type);
+    r.head = node.type == NodeType::LMHead || node.type == NodeType::Classifier;
+    // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions are left alone.
+    r.lora_target = r.matmul && !r.head && t.shape.size() == 2 && node.type != NodeType::PatchEmbed;
+    if (r.lora_target && !s.lora_targets.empty())
+      r.lora_target = std::find(s.lora_targets.begin(), s.lora_targets.end(), leaf_module(t.name)) != s.lora_targets.end();
+    if (r.lora_target) r.lora_parameters = s.lora_rank * (t.shape[0] + t.shape[1]);
+  }
+  return roles;
+}
+
+}  // namespace neurarch::plan

@@ -1,0 +1,102 @@
+#include "render/plan_render.hpp"
+
+namespace neurarch::render {
+namespace {
+using Json = nlohmann::json;
+
+Json terms_json(const std::vector<plan::MemoryTerm>& terms) {
+  Json out = Json::object();
+  for (const auto& t : terms) out[t.name] = t.bytes;
+  return out;
+}
+
+Json memory_json(const plan::MemoryPlan& m, const plan::Setup& s) {
+  Json phases = Json::array();
+  for (const auto& p : m.phases)
+    phases.push_back({{"phase", p.phase}, {"at", p.at.empty() ? Json(nullptr) : Json(p.at)}, {"allocated_bytes", p.allocated},
+                      {"terms", terms_json(p.terms)}});
+  return {{"mode", plan::mode_name(m.mode)},
+          {"batch", m.batch},
+          {"batch1_bytes", m.batch == 1 ? Json(m.device_bytes) : Json(nullptr)},
+          {"device_bytes", m.device_bytes},
+          {"peak_allocated_bytes", m.peak_allocated},
+          {"reserved_bytes", m.reserved},
+          {"peak_phase", m.peak_phase},
+          {"breakdown", terms_json(m.breakdown)},
+          {"phases", phases},
+          {"trainable_parameters", m.trainable_parameters},
+          {"setup",
+           {{"optimizer", plan::optimizer_name(s.optimizer)},
+            {"attention", s.attention == plan::AttentionImpl::SDPA ? "sdpa" : "eager"},
+            {"autocast_bf16", s.autocast_bf16},
+            {"grad_checkpointing", s.grad_checkpointing},
+            {"lora_rank", m.mode == plan::Mode::Full ? Json(nullptr) : Json(s.lora_rank)},
+            {"lora_dropout", m.mode == plan::Mode::Full ? Json(nullptr) : Json(s.lora_dropout)},
+            {"lora_targets", m.mode == plan::Mode::Full ? Json(nullptr) : Json(s.lora_targets)}}}};
+}
+
+Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+}  // namespace
+
+nlohmann::json plan_json(const plan::Plan& p) {
+  Json out;
+  out["full"] = memory_json(p.full, p.full_setup);
+  out["lora"] = memory_json(p.lora, p.lora_setup);
+  Json cards = Json::array();
+  for (std::size_t i = 0; i < p.cards.size(); ++i) {
+    const auto& c = p.cards[i];
+    cards.push_back({{"card", c.card},
+                     {"memory_bytes", c.memory_bytes},
+                     {"full_max_batch", c.full_max_batch},
+                     {"lora_max_batch", c.lora_max_batch},
+                     {"full_fsdp_cards", p.fsdp[i].full_cards ? Json(*p.fsdp[i].full_cards) : Json(nullptr)}});
+  }
+  out["cards"] = cards;
+  if (p.split) {
+    Json stages = Json::array();
+    for (const auto& s : p.split->stages)
+      stages.push_back({{"first", s.first}, {"last", s.last}, {"device_bytes", s.device_bytes}});
+    out["split"] = {{"mode", plan::mode_name(p.split_mode)},
+                    {"cut_after", p.split->cut_after},
+                    {"stages", stages},
+                    {"fits_on", p.split->fits_on ? Json(*p.split->fits_on) : Json(nullptr)}};
+  } else {
+    out["split"] = nullptr;
+  }
+  if (p.cost && p.cost->cheapest) {
+    const auto& c = *p.cost;
+    Json per_card = Json::array();
+    for (const auto& r : c.cards)
+      per_card.push_back({{"card", r.card}, {"micro_batch", r.micro_batch}, {"accumulation", r.accumulation},
+                          {"step_seconds", r.step_seconds}, {"hours", r.hours}, {"usd", optional_number(r.usd)}});
+    out["cost"] = {{"mode", plan::mode_name(c.mode)},
+                   {"card", c.cheapest->card},
+                   {"hours", c.cheapest->hours},
+                   {"usd", optional_number(c.cheapest->usd)},
+                   {"flops", c.flops},
+                   {"steps", c.steps},
+                   {"run", {{"epochs", c.run.epochs}, {"global_batch", c.run.global_batch}, {"samples", c.run.samples}}},
+                   {"cards", per_card}};
+  } else {
+    out["cost"] = nullptr;
+  }
+  Json acts = Json::array();
+  for (const auto& a : p.activations)
+    if (a.full_bytes || a.lora_bytes)
+      acts.push_back({{"node", a.node}, {"full_bytes_per_sample", a.full_bytes}, {"lora_bytes_per_sample", a.lora_bytes}});
+  out["activations"] = acts;
+  out["notes"] = p.notes;
+  Json catalogue = Json::array();
+  for (const auto& c : p.card_catalogue)
+    catalogue.push_back({{"card", c.name},
+                         {"memory_bytes", c.memory_bytes},
+                         {"dense_tflops_16bit", c.dense_tflops},
+                         {"bandwidth_gbps", c.bandwidth_gbps},
+                         {"usd_per_hour", optional_number(c.usd_per_hour)},
+                         {"source", c.source}});
+  out["card_catalogue"] = catalogue;
+  return out;
+}
+
+}  // namespace neurarch::render

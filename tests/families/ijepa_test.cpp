@@ -1,0 +1,40 @@
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/config.hpp"
+#include "model/build.hpp"
+#include "support/groundtruth.hpp"
+
+NEURARCH_GROUNDTRUTH_TEST(Ijepa, "ijepa")
+
+namespace neurarch {
+namespace {
+
+model::BuiltModel build(nlohmann::json config, const std::string& cls = "", std::optional<std::int64_t> size = {}) {
+  model::BuildOptions options;
+  options.class_name = cls;
+  options.image_size = size;
+  return model::build_model(Config(std::move(config), "config.json"), options);
+}
+
+TEST(IjepaFamily, PatchesOnlyNoClsNoPooler) {
+  auto m = build({{"model_type", "ijepa"}, {"image_size", 448}, {"patch_size", 14}});
+  EXPECT_EQ(m.graph.find_tensor("embeddings.position_embeddings")->shape, (graph::Shape{1, 1024, 768}));
+  EXPECT_EQ(m.graph.find_tensor("embeddings.cls_token"), nullptr);
+  EXPECT_EQ(m.graph.find_tensor("pooler.dense.weight"), nullptr);
+  EXPECT_EQ(m.graph.nodes.back().out, (graph::Shape{1024, 768}));
+  EXPECT_TRUE(m.graph.forward.ok);
+}
+
+TEST(IjepaFamily, ClassifierOnTheMeanAndTheSizeCheck) {
+  auto m = build({{"model_type", "ijepa"}}, "IJepaForImageClassification");
+  EXPECT_EQ(m.graph.nodes.back().out, (graph::Shape{2}));
+  auto other = build({{"model_type", "ijepa"}}, "", 336);
+  EXPECT_FALSE(other.graph.forward.ok);
+  EXPECT_THAT(other.graph.forward.reason, ::testing::HasSubstr("336x336"));
+}
+
+}  // namespace
+}  // namespace neurarch

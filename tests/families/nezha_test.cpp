@@ -1,0 +1,27 @@
+#include <gtest/gtest.h>
+
+#include "core/config.hpp"
+#include "model/build.hpp"
+#include "support/groundtruth.hpp"
+
+NEURARCH_GROUNDTRUTH_TEST(Nezha, "nezha")
+
+namespace {
+
+using neurarch::Config;
+using neurarch::model::build_model;
+using neurarch::model::BuildOptions;
+
+TEST(NezhaForward, RelativeEncodingsCoverOnlyMaxPositions) {
+  Config c = Config::parse(R"({"model_type": "nezha", "num_hidden_layers": 1})", "config.json");
+  BuildOptions fits;
+  fits.seq = 512;
+  EXPECT_TRUE(build_model(c, fits).graph.forward.ok);
+  BuildOptions too_long;
+  too_long.seq = 513;
+  auto g = build_model(c, too_long).graph;
+  EXPECT_FALSE(g.forward.ok);
+  EXPECT_EQ(g.find_tensor("embeddings.position_embeddings.weight"), nullptr);
+}
+
+}  // namespace
