@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unordered_set>
 #include <utility>
 
 #include "core/error.hpp"
@@ -59,10 +60,9 @@ std::uint64_t header_length(std::string_view prefix, std::uint64_t file_size, st
 }
 
 // `base` is where `text` starts in its file, so the reported offset points into the file.
-json parse_json(std::string_view text, std::string_view source, std::uint64_t base,
-                const json::parser_callback_t& callback = nullptr) {
+json parse_json(std::string_view text, std::string_view source, std::uint64_t base) {
   try {
-    return json::parse(text.begin(), text.end(), callback);
+    return json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
     // nlohmann's message embeds the offending token, which can be megabytes long; keep the reason.
     std::string_view reason = e.what();
@@ -75,6 +75,40 @@ json parse_json(std::string_view text, std::string_view source, std::uint64_t ba
     const std::uint64_t offset = base + (parse_error && parse_error->byte > 0 ? parse_error->byte - 1 : 0);
     fail(at(source, offset), "not valid JSON: " + printable(reason));
   }
+}
+
+// nlohmann keeps the last of duplicate keys, and a header naming a tensor twice is ambiguous.
+// A SAX pass over the (already validated) text sees every top-level key; nlohmann's parser
+// callbacks would do the same in quadratic time.
+class TopLevelKeys : public nlohmann::json_sax<json> {
+ public:
+  explicit TopLevelKeys(std::string_view source) : source_(source) {}
+  bool key(string_t& k) override {
+    if (depth_ == 1 && !seen_.insert(k).second) fail(tensor_at(source_, k), "appears twice in the header");
+    return true;
+  }
+  bool start_object(std::size_t) override { return ++depth_, true; }
+  bool end_object() override { return --depth_, true; }
+  bool start_array(std::size_t) override { return ++depth_, true; }
+  bool end_array() override { return --depth_, true; }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  std::string_view source_;
+  int depth_ = 0;
+  std::unordered_set<std::string> seen_;
+};
+
+void reject_duplicate_keys(std::string_view text, std::string_view source) {
+  TopLevelKeys keys(source);
+  json::sax_parse(text.begin(), text.end(), &keys);
 }
 
 std::int64_t parse_shape(const json& shape, std::vector<std::int64_t>& dims, const std::string& where) {
@@ -255,15 +289,8 @@ Checkpoint parse_safetensors_header(std::string_view prefix_and_header, std::uin
          fmt::format("header of {} bytes is truncated after {}", length, prefix_and_header.size() - kPrefixBytes));
   const std::string_view text = prefix_and_header.substr(kPrefixBytes, length);
 
-  // nlohmann keeps the last of duplicate keys; a header naming a tensor twice is ambiguous.
-  std::set<std::string> seen;
-  const json::parser_callback_t reject_duplicates = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (depth == 1 && event == json::parse_event_t::key && parsed.is_string() &&
-        !seen.insert(parsed.get<std::string>()).second)
-      fail(tensor_at(source, parsed.get_ref<const std::string&>()), "appears twice in the header");
-    return true;
-  };
-  const json header = parse_json(text, source, kPrefixBytes, reject_duplicates);
+  const json header = parse_json(text, source, kPrefixBytes);
+  reject_duplicate_keys(text, source);
   if (!header.is_object())
     fail(at(source, kPrefixBytes), fmt::format("header is not an object (found {})", header.type_name()));
 

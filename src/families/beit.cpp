@@ -1,9 +1,8 @@
-// BEiT (models/beit/modeling_beit.py, transformers 4.47.1), shared with Data2VecVision: ViT's
-// layer names with small extras. The key projection has no bias; optional per-layer or shared
-// relative position bias tables sized for the configured patch grid; optional absolute positions;
-// lambda_1/lambda_2 layer scale when layer_scale_init_value > 0. With use_mean_pooling the final
-// LayerNorm is an Identity and the pooler layernorms the mean of the patch tokens. Both position kinds
-// are interpolated to the input's patch grid on every forward, so any image size runs.
+// BEiT (models/beit/modeling_beit.py, transformers 4.47.1), shared with Data2VecVision: ViT's layer
+// names plus small extras: no key bias; optional per-layer or shared relative position bias tables for the
+// configured patch grid; optional absolute positions; lambda_1/lambda_2 layer scale. With use_mean_pooling
+// the final LayerNorm is an Identity and the pooler layernorms the mean of the patch tokens. Both position
+// kinds are interpolated to the input's patch grid on every forward, so any image size runs.
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {

@@ -18,6 +18,8 @@ struct Dims {
   bool causal = false;
   bool qkv_bias = true;
   bool relative = false;  ///< position_embedding_type relative_key / relative_key_query
+  double hidden_dropout = 0.1;     ///< after embeddings, attention output and FFN output
+  double attention_dropout = 0.1;  ///< on the attention probabilities
 };
 
 class LayerBuilder {
@@ -34,7 +36,8 @@ class LayerBuilder {
     Scope self = module / "self";
     AttentionSpec spec{.hidden = d_.hidden, .heads = d_.heads, .causal = d_.causal, .module = module,
                        .q = self / "query", .k = self / "key", .v = self / "value", .o = module / "output" / "dense",
-                       .qkv_bias = d_.qkv_bias};
+                       .qkv_bias = d_.qkv_bias, .dropout = d_.attention_dropout,
+                       .output_dropout = d_.hidden_dropout};
     auto a = attention(b_, h, name, spec);
     // Relative scores read a table of every distance -(max-1)..(max-1), one row per head dim.
     if (relative) b_.parameter(a, self("distance_embedding.weight"), {2 * d_.max_positions - 1, d_.hidden / d_.heads});
@@ -50,7 +53,8 @@ class LayerBuilder {
     Value h = x;
     if (layout_.pre_norm) h = norm(b_, h, names_.norm(k_, NormKind::LayerNorm), {layer / layout_.pre_norm->ffn});
     FeedForwardSpec spec{.hidden = d_.hidden, .intermediate = d_.intermediate, .activation = d_.activation,
-                         .module = layer, .up = layer / "intermediate" / "dense", .down = layer / "output" / "dense"};
+                         .module = layer, .up = layer / "intermediate" / "dense", .down = layer / "output" / "dense",
+                         .output_dropout = d_.hidden_dropout};
     auto f = feed_forward(b_, h, names_.ffn(), spec);
     auto sum = add(b_, f, x, names_.add(k_));
     if (layout_.ffn_extras) sum = layout_.ffn_extras(in_, b_, sum, layer, names_.i);
@@ -73,8 +77,8 @@ Value mlm_head(const BuildInput& in, GraphBuilder& b, const Layout& layout, cons
   const bool roberta = layout.heads == HeadStyle::Roberta;
   Scope head = roberta ? Scope("lm_head") : Scope("cls") / "predictions";
   // RobertaLMHead hard-codes gelu; BERT's transform follows hidden_act.
-  auto h = roberta ? dense(b, t.x, "MLM_Transform", head / "dense", t.hidden, t.hidden, true, "gelu")
-                   : dense(b, t.x, "MLM_Transform", head / "transform" / "dense", t.hidden, t.hidden, true, t.activation);
+  Scope transform = roberta ? head / "dense" : head / "transform" / "dense";
+  auto h = dense(b, t.x, "MLM_Transform", transform, t.hidden, t.hidden, true, roberta ? "gelu" : t.activation);
   h = norm(b, h, "MLM_LayerNorm", {roberta ? head / "layer_norm" : head / "transform" / "LayerNorm"});
   const bool tie = in.config.flag({"tie_word_embeddings"}, true);
   LmHeadSpec spec{.module = head / "decoder", .hidden = t.hidden, .vocab = t.vocab, .bias = true,
@@ -106,7 +110,7 @@ bool has_pooler(PoolerUse use, Head head) {
 Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   const Config& c = in.config;
   const ConfigDefaults& def = layout.defaults;
-  // NEZHA's attention always uses its own relative encodings and never reads the key.
+  // NEZHA (no position table) and YOSO (always adds it) never read the key.
   const std::string position_type = layout.absolute_positions && layout.position_type_key
                                         ? c.text({"position_embedding_type"}, "absolute")
                                         : std::string("absolute");
@@ -120,14 +124,19 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
          .activation = c.text({"hidden_act"}, std::string(def.activation)),
          .causal = is_decoder,
          .qkv_bias = !layout.qkv_bias_from_use_bias || c.flag({"use_bias"}, true),
-         .relative = layout.relative_attention && relative_type};
-  Trunk t{.hidden = d.hidden, .intermediate = d.intermediate, .vocab = c.dim({"vocab_size"}, def.vocab), .activation = d.activation};
+         .relative = layout.relative_attention && relative_type,
+         .hidden_dropout = c.number({"hidden_dropout_prob"}, 0.1),
+         .attention_dropout = c.number({"attention_probs_dropout_prob"}, 0.1)};
+  Trunk t{.hidden = d.hidden,
+          .intermediate = d.intermediate,
+          .vocab = c.dim({"vocab_size"}, def.vocab),
+          .activation = d.activation};
   t.embedding = def.embedding_size ? c.dim({"embedding_size"}, *def.embedding_size) : d.hidden;
   const std::int64_t layers = c.dim({"num_hidden_layers"}, def.layers);
   const std::int64_t pad = c.integer({"pad_token_id"}, def.pad);
 
-  // RoBERTa numbers positions from pad_token_id + 1, so that many rows never hold a token; with
-  // relative scores the absolute table is not read at all.
+  // RoBERTa numbers positions from pad_token_id + 1 and the YOSO family from 2, so that many rows
+  // never hold a token; without absolute positions the table is not read at all.
   const std::int64_t rows = d.max_positions + layout.position_start;
   const std::int64_t offset = position_type != "absolute" ? 0
                               : layout.roberta_positions  ? std::max<std::int64_t>(pad + 1, 0)
@@ -159,7 +168,10 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
                           d.max_positions));
   }
   if (layout.extra_embeddings) x = layout.extra_embeddings(in, b, x, emb);
-  if (layout.embedding_norm) x = norm(b, x, "Embedding_LayerNorm", {emb / "LayerNorm"});
+  if (layout.embedding_norm) {
+    x = norm(b, x, "Embedding_LayerNorm", {emb / "LayerNorm"});
+    b.at(x).dropout = d.hidden_dropout;
+  }
   // ELECTRA's generator embeds in fewer dimensions than it attends in.
   if (t.embedding != d.hidden)
     x = dense(b, x, "Embedding_Projection", t.root / "embeddings_project", t.embedding, d.hidden, true);

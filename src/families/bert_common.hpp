@@ -65,33 +65,40 @@ using AttentionExtras = void (*)(const BuildInput& in, graph::GraphBuilder& b, c
                                  const graph::Scope& self, std::int64_t heads);
 
 struct Layout {
-  std::string_view prefix;  ///< the base model's attribute in head classes: "bert", "roberta"
+  // Names and heads.
+  std::string_view prefix;       ///< the base model's attribute in head classes: "bert", "roberta"
   bool always_prefixed = false;  ///< DPR: even the class built alone keeps its encoder under the prefix
   ConfigDefaults defaults;
   HeadStyle heads = HeadStyle::Bert;
   PoolerUse pooler = PoolerUse::PooledHeads;
-  bool roberta_positions = false;   ///< position ids start at pad_token_id + 1
+  std::string_view pooler_module = "pooler.dense";  ///< BigBird's pooler is a bare Linear "pooler"
+  bool qa_forces_two_labels = false;  ///< YOSO-style QA classes overwrite config.num_labels with 2
+
+  // Embeddings.
+  bool token_types = true;          ///< BertGeneration has no token-type table
   bool absolute_positions = true;   ///< NEZHA has no position table, only functional relative encodings
-  bool relative_attention = true;   ///< attention reads position_embedding_type (BigBird's does not)
-  bool position_type_key = true;    ///< embeddings read it too (YOSO always adds its positions)
+  bool roberta_positions = false;   ///< position ids start at pad_token_id + 1
   /// YOSO, Nystromformer and MRA keep max_position_embeddings + 2 rows and number from 2.
   std::int64_t position_start = 0;
   bool position_ids_buffer = false;  ///< MRA saves embeddings.position_ids (int64)
-  bool cross_attention = true;       ///< YOSO-style layers store add_cross_attention but build none
-  bool qa_forces_two_labels = false;  ///< their QA classes overwrite config.num_labels with 2
-  AttentionExtras attention_extras = nullptr;
-  bool token_types = true;          ///< BertGeneration has no token-type table
-  bool embedding_norm = true;       ///< Megatron and XLM-R XL normalise inside the layers only
+  bool position_type_key = true;     ///< embeddings read position_embedding_type (YOSO always adds)
+  bool embedding_norm = true;        ///< Megatron and XLM-R XL normalise inside the layers only
+
+  // Layers.
+  bool relative_attention = true;       ///< attention reads position_embedding_type (BigBird's does not)
   bool qkv_bias_from_use_bias = false;  ///< BigBird: use_bias switches the q/k/v biases
-  std::string_view pooler_module = "pooler.dense";  ///< BigBird's pooler is a bare Linear "pooler"
   std::optional<PreNormNames> pre_norm;
+  bool cross_attention = true;  ///< YOSO-style layers store add_cross_attention but build none
   /// BERT's clones build cross-attention with absolute positions whatever the config says;
   /// Megatron passes the config through, so relative tables appear there too.
   bool cross_attention_follows_config = false;
-  ExtraEmbeddings extra_embeddings = nullptr;
+
+  // Family-specific steps.
   /// Runs on the word embeddings alone, before token types and positions (RoCBert's glyph and
   /// pronunciation channels).
   ExtraEmbeddings word_extras = nullptr;
+  ExtraEmbeddings extra_embeddings = nullptr;
+  AttentionExtras attention_extras = nullptr;
   FfnExtras ffn_extras = nullptr;
 };
 

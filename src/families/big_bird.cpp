@@ -35,9 +35,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                                    .defaults = {.vocab = 50358, .max_positions = 4096, .activation = "gelu_new"},
                                    .heads = bert::HeadStyle::BertWithFirstTokenClassifier,
                                    .pooler = bert::PoolerUse::AllButQuestionAnswering,
+                                   .pooler_module = "pooler",
                                    .relative_attention = false,
-                                   .qkv_bias_from_use_bias = true,
-                                   .pooler_module = "pooler"};
+                                   .qkv_bias_from_use_bias = true};
   const Config& c = in.config;
   bert::Trunk t = bert::trunk(in, b, layout);
 

@@ -19,6 +19,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.o_bias = bias;
   s.norm = blocks::NormKind::LayerNorm;
   s.parallel = true;
+  s.names.pre_ffn_norm.clear();
   if (c.flag({"use_qk_norm"}, false)) s.qk_norm = decoder::QkNorm::Stacked;
   return decoder::build_decoder(in, b, s);
 }

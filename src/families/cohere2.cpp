@@ -16,6 +16,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.o_bias = bias;
   s.norm = blocks::NormKind::LayerNorm;
   s.parallel = true;
+  s.names.pre_ffn_norm.clear();
   const std::int64_t window = decoder::window_or_none(c, "sliding_window", 4096);
   s.windows = decoder::windows_from_layer_types(c, s.layers, window);
   if (s.windows.empty()) {

@@ -1,9 +1,8 @@
-// DINOv3 ViT (models/dinov3_vit/modeling_dinov3_vit.py, transformers 4.57.6): DINOv2's pre-norm
-// layers with layer scale, but without a position table: 2-D RoPE is applied to the patch tokens
-// inside attention (inv_freq is a non-persistent buffer), so any image size runs. CLS, mask and
-// num_register_tokens register tokens sit on the embeddings; q/k/v/o and the MLP have separate bias
-// switches (key_bias defaults to False); use_gated_mlp swaps in a gate/up/down MLP. Flat module names
-// (layer.i, norm), no pooler tensors: pooler_output is the CLS row.
+// DINOv3 ViT (models/dinov3_vit/modeling_dinov3_vit.py, transformers 4.57.6): DINOv2's pre-norm layers
+// with layer scale but no position table: 2-D RoPE on the patch tokens inside attention (inv_freq is a
+// non-persistent buffer), so any image size runs. CLS, mask and register tokens sit on the embeddings;
+// q/k/v/o and the MLP have separate bias switches (key_bias defaults to False); use_gated_mlp swaps in a
+// gate/up/down MLP. Flat module names (layer.i, norm); pooler_output is the CLS row, no tensors.
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {

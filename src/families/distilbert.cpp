@@ -35,6 +35,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::string word_embeddings = (emb / "word_embeddings")("weight");
   x = learned_positions(b, x, "Position_Embedding", emb / "position_embeddings", max_positions, dim);
   x = norm(b, x, "Embedding_LayerNorm", {emb / "LayerNorm"});
+  const double dropout = c.number({"dropout"}, 0.1);
+  const double attention_dropout = c.number({"attention_dropout"}, 0.1);
+  b.at(x).dropout = dropout;
 
   for (std::int64_t i = 0; i < layers; ++i) {
     b.set_block(static_cast<int>(i));
@@ -42,10 +45,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     Scope attn = l / "attention";
     PostNormLayer layer;
     layer.attention = {.hidden = dim, .heads = heads, .module = attn, .q = attn / "q_lin", .k = attn / "k_lin",
-                       .v = attn / "v_lin", .o = attn / "out_lin"};
+                       .v = attn / "v_lin", .o = attn / "out_lin", .dropout = attention_dropout};
     layer.norm1 = {l / "sa_layer_norm"};
     layer.ffn = {.hidden = dim, .intermediate = hidden_dim, .activation = act, .module = l / "ffn",
-                 .up = l / "ffn" / "lin1", .down = l / "ffn" / "lin2"};
+                 .up = l / "ffn" / "lin1", .down = l / "ffn" / "lin2", .output_dropout = dropout};
     layer.norm2 = {l / "output_layer_norm"};
     x = post_norm_layer(b, x, i, layer);
   }

@@ -36,11 +36,15 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::string act = c.text({"activation_function"}, "gelu_new");
   const bool cross = c.flag({"add_cross_attention"}, false);
   const bool tie = c.flag({"tie_word_embeddings"}, true);
+  const double resid_dropout = c.number({"resid_pdrop"}, 0.1);
+  const double embd_dropout = c.number({"embd_pdrop"}, 0.1);
+  const double attn_dropout = c.number({"attn_pdrop"}, 0.1);
 
   const Scope root = in.head == Head::Base ? Scope() : Scope("transformer");
   auto x = b.input({in.sequence_length(positions)}, "tokens");
   x = token_embedding(b, x, "Token_Embedding", root / "wte", vocab, hidden);
   x = learned_positions(b, x, "Position_Embedding", root / "wpe", positions, hidden);
+  b.at(x).dropout = embd_dropout;
 
   for (std::int64_t i = 0; i < layers; ++i) {
     b.set_block(static_cast<int>(i));
@@ -51,7 +55,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     auto h = norm(b, x, n.norm(++k, NormKind::LayerNorm), {l / "ln_1"});
     h = attention(b, h, n.attention(),
                   {.hidden = hidden, .heads = heads, .causal = true, .module = attn, .o = attn / "c_proj",
-                   .qkv = attn / "c_attn", .layout = WeightLayout::Conv1D});
+                   .qkv = attn / "c_attn", .layout = WeightLayout::Conv1D, .dropout = attn_dropout,
+                   .output_dropout = resid_dropout});
     auto residual = add(b, h, x, n.add(1));
     if (cross) {
       h = norm(b, residual, n.norm(++k, NormKind::LayerNorm), {l / "ln_cross_attn"});
@@ -61,7 +66,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     h = norm(b, residual, n.norm(++k, NormKind::LayerNorm), {l / "ln_2"});
     h = feed_forward(b, h, n.ffn(),
                      {.hidden = hidden, .intermediate = inner, .activation = act, .module = l / "mlp",
-                      .up = l / "mlp" / "c_fc", .down = l / "mlp" / "c_proj", .layout = WeightLayout::Conv1D});
+                      .up = l / "mlp" / "c_fc", .down = l / "mlp" / "c_proj", .layout = WeightLayout::Conv1D,
+                      .output_dropout = resid_dropout});
     x = add(b, h, residual, n.add(cross ? 3 : 2));
   }
   b.set_block(-1);

@@ -32,7 +32,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.prefix = "transformer";
   s.qa_prefix = "transformer";
   s.names = {.embed = "wte", .layers = "h", .attn = "attn", .o = "out_proj", .mlp = "mlp", .up = "fc_in",
-             .down = "fc_out", .pre_attn_norm = "ln_1", .final_norm = "ln_f"};
+             .down = "fc_out", .pre_attn_norm = "ln_1", .pre_ffn_norm = "", .final_norm = "ln_f"};
   return decoder::build_decoder(in, b, s);
 }
 

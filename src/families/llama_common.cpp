@@ -45,7 +45,8 @@ Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scop
   AttentionSpec a{.hidden = s.hidden, .heads = s.heads, .kv_heads = s.kv_heads, .head_dim = s.head_dim,
                   .causal = true, .module = attn, .qkv_bias = s.qkv_bias, .o_bias = s.o_bias,
                   .require_divisible = false};
-  a.window = s.windows.empty() ? s.window : s.windows.at(static_cast<std::size_t>(i));
+  const auto at = static_cast<std::size_t>(i);
+  a.window = at < s.windows.size() ? s.windows[at] : s.window;
   if (n.qkv.empty()) {
     a.q = attn / n.q;
     a.k = attn / n.k;
@@ -88,7 +89,7 @@ Value layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l, con
   if (s.parallel) {
     const auto normed = next_norm(x, n.pre_attn_norm);
     const auto a = self_attention(b, normed, i, l, s);
-    const auto f = mlp(b, normed, i, l, s);
+    const auto f = mlp(b, n.pre_ffn_norm.empty() ? normed : next_norm(x, n.pre_ffn_norm), i, l, s);
     auto out = b.node(NodeType::Add, names.add(1), x.shape, {a, f, x});
     if (a.shape != x.shape || f.shape != x.shape) b.fail(out, "attention and MLP outputs do not match the residual");
     return out;
@@ -184,7 +185,7 @@ Value build_decoder(const BuildInput& in, GraphBuilder& b, const DecoderSpec& s)
         b.tied(logits, embedding, {s.vocab, s.hidden}, embedding);
         return logits;
       }
-      LmHeadSpec head{.module = Scope("lm_head"), .hidden = s.hidden, .vocab = s.vocab, .bias = s.lm_head_bias};
+      LmHeadSpec head{.module = Scope(s.lm_head), .hidden = s.hidden, .vocab = s.vocab, .bias = s.lm_head_bias};
       if (s.tie_word_embeddings) head.tied_weight = embedding;
       return lm_head(b, x, "LM_Head", head);
     }

@@ -55,7 +55,8 @@ struct DecoderSpec {
   blocks::NormKind norm = blocks::NormKind::RMSNorm;
   bool norm_bias = false;    ///< LayerNorm only
   bool norm_weight = true;   ///< false: parameter-free norms (OLMo)
-  /// One norm feeds attention and MLP side by side: out = x + attn(n(x)) + mlp(n(x)).
+  /// Attention and MLP side by side: out = x + attn(n1(x)) + mlp(n2(x)), where n2 is the
+  /// pre_ffn_norm or, when that name is empty, n1 itself (GPT-J, Cohere, Phi).
   bool parallel = false;
   QkNorm qk_norm = QkNorm::None;
   bool qk_norm_bias = false;  ///< q/k norms are LayerNorms with bias (Persimmon-like)
@@ -71,6 +72,7 @@ struct DecoderSpec {
   bool lm_head_is_embedding = false;
   /// The attention refuses hidden % heads != 0 at construction (Qwen2 in 4.47.1).
   bool require_divisible = false;
+  std::string lm_head = "lm_head";  ///< GPT-NeoX calls it embed_out
   bool lm_head_bias = false;
   std::string token_classifier = "score";
   std::string prefix = "model";     ///< attribute holding the base model in head classes

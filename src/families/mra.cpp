@@ -14,11 +14,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                                    .defaults = {.vocab = 50265, .type_vocab = 1, .pad = 1},
                                    .heads = bert::HeadStyle::BertWithFirstTokenClassifier,
                                    .pooler = bert::PoolerUse::Never,
-                                   .relative_attention = false,
+                                   .qa_forces_two_labels = true,
                                    .position_start = 2,
                                    .position_ids_buffer = true,
-                                   .cross_attention = false,
-                                   .qa_forces_two_labels = true};
+                                   .relative_attention = false,
+                                   .cross_attention = false};
   b.note("MRA attention runs only through its custom CUDA kernels");
   return bert::build(in, b, layout);
 }

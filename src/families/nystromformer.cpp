@@ -37,10 +37,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
       .defaults = {.vocab = 30000, .max_positions = 510, .pad = 1, .activation = "gelu_new"},
       .heads = bert::HeadStyle::BertWithFirstTokenClassifier,
       .pooler = bert::PoolerUse::Never,
-      .relative_attention = false,
-      .position_start = 2,
-      .cross_attention = false,
       .qa_forces_two_labels = true,
+      .position_start = 2,
+      .relative_attention = false,
+      .cross_attention = false,
       .attention_extras = conv_and_landmarks};
   return bert::build(in, b, layout);
 }

@@ -22,6 +22,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.norm = blocks::NormKind::LayerNorm;
   s.norm_bias = true;
   s.parallel = true;
+  s.names.pre_ffn_norm.clear();
   if (c.flag({"qk_layernorm"}, false)) {
     s.qk_norm = decoder::QkNorm::PerHead;
     s.qk_norm_bias = true;

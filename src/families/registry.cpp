@@ -33,6 +33,9 @@ const Family& roc_bert_family();
 const Family& xmod_family();
 const Family& tapas_family();
 // decoder families (declarations)
+const Family& openai_gpt_family();
+const Family& bloom_family();
+const Family& gpt_neox_family();
 const Family& gpt_neo_family();
 const Family& codegen_family();
 const Family& gptj_family();
@@ -152,6 +155,9 @@ const RegistryRow kRegistry[] = {
     {"gptj",                   gptj_family},
     {"codegen",                codegen_family},
     {"gpt_neo",                gpt_neo_family},
+    {"gpt_neox",               gpt_neox_family},
+    {"bloom",                  bloom_family},
+    {"openai-gpt",             openai_gpt_family},
     // vision families (rows)
     {"vit",                    vit_family},
     {"deit",                   deit_family},

@@ -30,7 +30,8 @@ Value glyph_and_pronunciation(const BuildInput& in, GraphBuilder& b, const Value
     if (pad >= rows) b.fail(out, fmt::format("pad_token_id {} is not a row of the {}-row {}", pad, rows, module));
     return out;
   };
-  auto pron = table("Pronunciation_Embedding", "pronunciation_embed", c.dim({"pronunciation_vocab_size"}, 910), pron_dim);
+  auto pron =
+      table("Pronunciation_Embedding", "pronunciation_embed", c.dim({"pronunciation_vocab_size"}, 910), pron_dim);
   auto shape = table("Shape_Embedding", "shape_embed", c.dim({"shape_vocab_size"}, 24858), shape_dim);
 
   if (concat) {

@@ -19,6 +19,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.norm = blocks::NormKind::LayerNorm;
   s.norm_bias = true;
   s.parallel = c.flag({"use_parallel_residual"}, false);
+  if (s.parallel) s.names.pre_ffn_norm.clear();
   if (c.flag({"qk_layernorm"}, false)) {
     s.qk_norm = decoder::QkNorm::ModulePerHead;
     s.names.q_norm = "q_layernorm";

@@ -50,9 +50,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   static const bert::Layout layout{.prefix = "tapas",
                                    .defaults = {.max_positions = 1024},
                                    .pooler = bert::PoolerUse::AllButLanguageModels,
-                                   .relative_attention = false,
-                                   .position_type_key = false,
                                    .token_types = false,
+                                   .position_type_key = false,
+                                   .relative_attention = false,
                                    .extra_embeddings = table_token_types};
   bert::Trunk t = bert::trunk(in, b, layout);
   if (in.head != Head::QuestionAnswering) return bert::heads(in, b, layout, t);

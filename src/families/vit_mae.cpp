@@ -1,9 +1,8 @@
-// ViT-MAE (models/vit_mae/modeling_vit_mae.py, transformers 4.47.1): ViT's encoder run on a random
-// subset of the patches: the embeddings add the (frozen, but saved) sin-cos positions, keep
-// int(patches * (1 - mask_ratio)) of them and prepend the CLS token, so the encoder sees far fewer
-// tokens than the image has patches. ViTMAEForPreTraining adds a narrower ViT decoder that restores
-// the full sequence with a mask token and predicts patch_size^2 * channels pixels per patch. The patch
-// embedding refuses another image size unless forward() is given interpolate_pos_encoding=True.
+// ViT-MAE (models/vit_mae/modeling_vit_mae.py, transformers 4.47.1): ViT's encoder on a random subset
+// of patches: the (frozen, saved) sin-cos positions are added, int(patches * (1 - mask_ratio)) patches are
+// kept and the CLS token prepended, so the encoder sees far fewer tokens than the image has patches.
+// ViTMAEForPreTraining adds a narrower ViT decoder that refills the sequence with a mask token and predicts
+// patch^2 * channels pixels per patch. Other image sizes need interpolate_pos_encoding=True.
 #include <fmt/format.h>
 
 #include "families/vit_common.hpp"

@@ -1,9 +1,8 @@
 // ViTPose backbone (models/vitpose_backbone/modeling_vitpose_backbone.py, transformers 4.57.6): ViT's
-// layers (MLP named mlp.fc1 / mlp.fc2) on a rectangular image, two changes: the patch Conv2d pads by
-// 2 pixels, and there is no CLS token, yet the position table keeps a CLS row that is added to every
-// patch. The patch embedding accepts only the configured image_size (there is no interpolation). With
-// num_experts > 1 each MLP keeps hidden - part_features shared outputs and adds part_features from one
-// expert chosen per sample by dataset_index. The feature map is the layernormed last hidden state.
+// layers (MLP at mlp.fc1/fc2) on a rectangular image, with a 2-pixel padded patch Conv2d and no CLS token
+// (the table's CLS row is added to every patch). Only the configured image_size runs (no interpolation).
+// With num_experts > 1 each MLP keeps hidden - part_features shared outputs and takes part_features from
+// one expert picked per sample by dataset_index. The feature map is the layernormed last hidden state.
 #include <algorithm>
 
 #include <fmt/format.h>

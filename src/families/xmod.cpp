@@ -42,8 +42,12 @@ Value language_adapter(const BuildInput& in, GraphBuilder& b, const Value& x, co
   }
   // Every language keeps its adapter; a sample runs only the one its lang_ids names.
   Scope adapters = output / "adapter_modules";
-  FeedForwardSpec spec{.hidden = hidden, .intermediate = bottleneck, .activation = c.text({"hidden_act"}, "gelu"),
-                       .module = adapters, .up = adapters / langs[0] / "dense1", .down = adapters / langs[0] / "dense2"};
+  FeedForwardSpec spec{.hidden = hidden,
+                       .intermediate = bottleneck,
+                       .activation = c.text({"hidden_act"}, "gelu"),
+                       .module = adapters,
+                       .up = adapters / langs[0] / "dense1",
+                       .down = adapters / langs[0] / "dense2"};
   auto a = feed_forward(b, h, fmt::format("Adapter_{}", i), spec);
   for (std::size_t l = 1; l < langs.size(); ++l) {
     linear_tensors(b, a, adapters / langs[l] / "dense1", hidden, bottleneck, true);

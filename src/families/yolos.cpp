@@ -1,8 +1,7 @@
 // YOLOS (models/yolos/modeling_yolos.py, transformers 4.47.1): ViT's layers over [CLS, patches,
-// detection tokens] for a rectangular image_size [height, width]. Both the initial position table and
-// the per-layer "mid" position tables (added after every layer but the last) are interpolated to the
-// input size on each forward, so any image size runs; the reference indexes image_size[0] / [1], so an
-// int image_size cannot even be constructed. YolosForObjectDetection reads the last
+// detection tokens] for a rectangular image_size [height, width] (an int one cannot be constructed). The
+// initial and the per-layer "mid" position tables (added after every layer but the last) are interpolated
+// to the input on each forward, so any size runs. YolosForObjectDetection reads the last
 // num_detection_tokens rows with two 3-layer MLPs: class logits (num_labels + 1) and sigmoid boxes.
 #include <fmt/format.h>
 

@@ -23,11 +23,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                                    .defaults = {.vocab = 50265, .max_positions = 4096, .type_vocab = 1, .pad = 1},
                                    .heads = bert::HeadStyle::BertWithFirstTokenClassifier,
                                    .pooler = bert::PoolerUse::Never,
-                                   .relative_attention = false,
-                                   .position_type_key = false,
-                                   .position_start = 2,
-                                   .cross_attention = false,
                                    .qa_forces_two_labels = true,
+                                   .position_start = 2,
+                                   .position_type_key = false,
+                                   .relative_attention = false,
+                                   .cross_attention = false,
                                    .attention_extras = value_conv};
   if (!in.config.flag({"use_expectation"}, true))
     b.note("use_expectation=false samples hashes with YOSO's custom CUDA kernels, which must be available");

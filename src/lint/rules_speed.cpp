@@ -43,10 +43,12 @@ Hits vocab_rule(const Context& c, std::int64_t multiple, bool only_if_8_aligned)
                          "cores at full rate (NVIDIA: dimensions divisible by 8); it holds {} of this model's "
                          "per-token matmul work, the most padding can win back",
                          key, v, v, c.hidden(), share),
-             fmt::format("pad {} to {} (multiple of 64; {} is the nearest multiple of 8): "
-                         "model.resize_token_embeddings(len(tokenizer), pad_to_multiple_of=64); the extra rows are "
-                         "never produced by the tokenizer (nanoGPT pads GPT-2's 50257 to 50304 for this)",
-                         key, p64, p8)}};
+             fmt::format("pad {} to {} ({}): model.resize_token_embeddings(len(tokenizer), pad_to_multiple_of=64); "
+                         "the extra rows are never produced by the tokenizer (nanoGPT pads GPT-2's 50257 to 50304 for "
+                         "this)",
+                         key, p64,
+                         p8 == p64 ? std::string("a multiple of 64")
+                                   : fmt::format("a multiple of 64; {} is the nearest multiple of 8", p8))}};
   return {{head->name,
            fmt::format("{} {} is a multiple of 8 but not of 64: the LM head's GEMM ({} of per-token matmul work) "
                        "leaves its last tile partly empty (NVIDIA: multiples of 64 on A100 and later)",

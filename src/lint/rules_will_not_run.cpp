@@ -1,6 +1,8 @@
 // Sizes and ids that stop the model from being built, loaded or run: the graph's own forward
 // check, head arithmetic, token ids past the vocabulary, tied tensors of different shapes,
 // routers asked for more experts than exist, names transformers does not know.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "lint/facts.hpp"
@@ -137,10 +139,18 @@ Hits moe_top_k(const Context& c) {
   if (!facts::is_moe(c.model_type()) && !c.first({graph::NodeType::MixtureOfExperts})) return {};
   std::optional<std::int64_t> k, experts;
   std::string kk, ek;
-  for (auto key : {"num_experts_per_tok", "moe_top_k", "num_selected_experts", "moe_k"})
-    if (auto v = c.integer(key); v && !k) k = v, kk = key;
-  for (auto key : {"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"})
-    if (auto v = c.integer(key); v && !experts) experts = v, ek = key;
+  for (auto key : {"num_experts_per_tok", "moe_top_k", "num_selected_experts", "moe_k"}) {
+    if (auto v = c.integer(key); v && !k) {
+      k = v;
+      kk = key;
+    }
+  }
+  for (auto key : {"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"}) {
+    if (auto v = c.integer(key); v && !experts) {
+      experts = v;
+      ek = key;
+    }
+  }
   if (!k || !experts || *experts <= 0) return {};
   const Node* moe = c.first({graph::NodeType::MixtureOfExperts});
   const std::string node = moe ? moe->name : std::string();

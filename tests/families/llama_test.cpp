@@ -67,3 +67,11 @@ TEST(LlamaGraph, HeadsHaveTheirShapes) {
   EXPECT_EQ(lm.nodes.back().out, (neurarch::graph::Shape{32, 100}));
   EXPECT_TRUE(lm.find_tensor("lm_head.weight")->saved());
 }
+
+TEST(LlamaGraph, CodeLlamaModelTypeBuildsLlama) {
+  auto g = build_model(Config::parse(R"({"model_type": "code_llama", "hidden_size": 64, "intermediate_size": 128,
+                                          "num_hidden_layers": 1, "num_attention_heads": 4, "vocab_size": 100})",
+                                     "config.json"));
+  EXPECT_EQ(g.family->id, "llama");
+  EXPECT_NE(g.graph.find_tensor("layers.0.mlp.gate_proj.weight"), nullptr);
+}

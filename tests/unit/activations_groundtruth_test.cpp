@@ -1,6 +1,7 @@
 // The planner's saved-activation terms against bytes autograd really saved (../shared/groundtruth/
 // activations: CPU, eager attention, batch 1). CPU autocast differs from CUDA autocast in which
-// ops it keeps in fp32, so only the fp32 runs are held to the tolerance; autocast runs are printed.
+// ops it keeps in fp32, so only the fp32 runs are held to the tolerance (3%); autocast runs are printed
+// (our CUDA-autocast model over-estimates them, which errs towards "does not fit").
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -71,7 +72,7 @@ TEST(ActivationsGroundTruth, Fp32SavedBytesWithinTolerance) {
       std::cout << fmt::format("  {} {} seq {}: ours {} measured {} ratio {:.3f}\n", e.path().filename().string(),
                                run["mode"].get<std::string>(), seq ? *seq : 0, ours, measured, ratio);
       if (!autocast) {
-        EXPECT_NEAR(ratio, 1.0, 0.15) << e.path() << " seq " << (seq ? *seq : 0);
+        EXPECT_NEAR(ratio, 1.0, 0.03) << e.path() << " seq " << (seq ? *seq : 0);
         ++checked;
       }
     }

@@ -1,0 +1,57 @@
+// GPT-NeoX / Pythia (models/gpt_neox/modeling_gpt_neox.py + configuration_gpt_neox.py,
+// transformers 4.47.1): LayerNorms with bias, fused query_key_value and dense (bias per
+// attention_bias, default on), a biased dense_h_to_4h/dense_4h_to_h MLP, rotary on rotary_pct of
+// each head (no tensors). use_parallel_residual (default on) gives x + attn(ln1(x)) + mlp(ln2(x)).
+// The LM head is `embed_out`, untied by default. The attention refuses hidden % heads != 0.
+#include "families/llama_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  const Config& c = in.config;
+  decoder::DecoderSpec s;
+  s.vocab = c.dim({"vocab_size"}, 50432);
+  s.hidden = c.dim({"hidden_size"}, 6144);
+  s.layers = c.dim({"num_hidden_layers"}, 44);
+  s.heads = c.dim({"num_attention_heads"}, 64);
+  s.kv_heads = s.heads;
+  s.head_dim = s.hidden / s.heads;
+  s.require_divisible = true;
+  s.intermediate = c.dim({"intermediate_size"}, 24576);
+  s.activation = c.text({"hidden_act"}, "gelu");
+  s.positions = c.dim({"max_position_embeddings"}, 2048);
+  s.tie_word_embeddings = c.flag({"tie_word_embeddings"}, false);
+  const bool bias = c.flag({"attention_bias"}, true);
+  s.qkv_bias = bias;
+  s.o_bias = bias;
+  s.gated = false;
+  s.mlp_bias = true;
+  s.down_bias = true;
+  s.norm = blocks::NormKind::LayerNorm;
+  s.norm_bias = true;
+  s.parallel = c.flag({"use_parallel_residual"}, true);
+  s.prefix = "gpt_neox";
+  s.qa_prefix = "gpt_neox";
+  s.lm_head = "embed_out";
+  s.token_classifier = "classifier";
+  s.names = {.embed = "embed_in", .attn = "attention", .o = "dense", .qkv = "query_key_value", .up = "dense_h_to_4h",
+             .down = "dense_4h_to_h", .final_norm = "final_layer_norm"};
+  return decoder::build_decoder(in, b, s);
+}
+
+}  // namespace
+
+const Family& gpt_neox_family() {
+  static const Family family{"gpt_neox",
+                             "models/gpt_neox/modeling_gpt_neox.py",
+                             {{"GPTNeoXModel", Head::Base},
+                              {"GPTNeoXForCausalLM", Head::CausalLM},
+                              {"GPTNeoXForSequenceClassification", Head::SequenceClassification},
+                              {"GPTNeoXForTokenClassification", Head::TokenClassification},
+                              {"GPTNeoXForQuestionAnswering", Head::QuestionAnswering}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families
