@@ -11,6 +11,8 @@
 
 #include "core/error.hpp"
 #include "families/family.hpp"
+#include "hub/hub.hpp"
+#include "cli/lint_command.hpp"
 #include "render/render.hpp"
 #include "report/trace.hpp"
 
@@ -118,7 +120,31 @@ void write_atomically(const fs::path& target, const std::string& content) {
 
 }  // namespace
 
+namespace {
+// `neurarch-trace lint MODEL...`: only the verifier, over many models, for CI gates.
+int run_lint(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"neurarch-trace lint: run the verifier over models; non-zero exit at or above --fail-on",
+               "neurarch-trace lint"};
+  std::vector<std::string> models;
+  std::string fail_on = "error", format = "text";
+  std::optional<std::int64_t> seq;
+  bool lora = false;
+  app.add_option("models", models, "model ids, config.json files or folders")->required();
+  app.add_option("--fail-on", fail_on, "error | warn | info")->check(CLI::IsMember({"error", "warn", "info"}));
+  app.add_option("--format,-f", format, "text | json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--seq", seq, "the sequence length you plan to train at");
+  app.add_flag("--lora", lora, "you plan LoRA fine-tuning");
+  try {
+    app.parse(argc - 1, argv + 1);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e, out, err);
+  }
+  return run_lint_command(models, fail_on, format, out, err, {seq, lora});
+}
+}  // namespace
+
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err, std::istream& in) {
+  if (argc > 1 && std::string_view(argv[1]) == "lint") return run_lint(argc, argv, out, err);
   CLI::App app{"neurarch-trace: a Hugging Face model's layer graph, tensors and checks, from its config.json alone",
                "neurarch-trace"};
   Args a;
@@ -130,7 +156,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   app.add_option("--format,-f", a.format, "text | json | markdown")
       ->check(CLI::IsMember({"text", "json", "markdown"}));
   app.add_option("--class", a.class_name, "model class to build (default: architectures[0], else the base class)");
-  app.add_option("--revision", a.revision, "branch, tag or commit in the local Hugging Face cache");
+  app.add_option("--revision", a.revision, "branch, tag or commit (the local Hugging Face cache first, then the Hub)");
   app.add_option("--seq", a.seq, "sequence length for text models (default: max positions, capped at 2048)");
   app.add_option("--image-size", a.image_size, "image side in pixels for vision models (default: the config's)");
   app.add_option("--checkpoint", a.checkpoint, "safetensors file or folder to compare against (headers only)");
@@ -184,7 +210,13 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     ro.stdin_stream = &in;
     ro.revision = a.revision;
     ro.offline = a.offline || std::getenv("HF_HUB_OFFLINE") != nullptr;
+    // The Hub is asked only when the path, the local cache and the bundled catalogue have nothing.
+    hub::HubOptions ho;
+    ho.offline = ro.offline;
+    auto client = hub::make_hub_client(ho);
+    ro.hub = client.get();
     auto model = resolve::resolve(a.model, ro);
+    if (model.model_dir) model.model_dir = hub::checkpoint_dir(*model.model_dir);
 
     report::TraceOptions to;
     to.build.class_name = a.class_name;

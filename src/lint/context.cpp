@@ -123,7 +123,8 @@ const Node* Context::first_ffn() const {
 
 const Node* Context::output_source() const {
   for (const auto& n : r_.graph.nodes)
-    if (n.type == NodeType::Output && !n.inputs.empty()) return &r_.graph.nodes.at(static_cast<std::size_t>(n.inputs[0]));
+    if (n.type == NodeType::Output && !n.inputs.empty())
+      return &r_.graph.nodes.at(static_cast<std::size_t>(n.inputs[0]));
   return nullptr;
 }
 
@@ -231,10 +232,10 @@ std::string_view nearest(std::string_view word, const std::vector<std::string_vi
     start = end + 1;
   }
   std::string_view spelled;
-  for (auto cand : candidates)
-    if (parts.size() > 1 && std::all_of(parts.begin(), parts.end(), [&](auto p) { return cand.find(p) != cand.npos; }) &&
-        (spelled.empty() || cand.size() < spelled.size()))
-      spelled = cand;
+  for (auto cand : candidates) {
+    const bool all = std::all_of(parts.begin(), parts.end(), [&](auto p) { return cand.find(p) != cand.npos; });
+    if (parts.size() > 1 && all && (spelled.empty() || cand.size() < spelled.size())) spelled = cand;
+  }
   if (!spelled.empty()) return spelled;
   std::string_view best;
   std::size_t best_cost = SIZE_MAX;
@@ -258,11 +259,11 @@ std::string_view nearest(std::string_view word, const std::vector<std::string_vi
   return best;
 }
 
-std::vector<std::int64_t> divisors_near(std::int64_t n, std::int64_t near, std::size_t count) {
+std::vector<std::int64_t> divisors_near(std::int64_t n, std::int64_t near, bool allow_one, std::size_t count) {
   std::vector<std::int64_t> all;
   for (std::int64_t d = 1; d * d <= n; ++d)
     if (n % d == 0) {
-      all.push_back(d);
+      if (d > 1 || allow_one) all.push_back(d);
       if (d != n / d) all.push_back(n / d);
     }
   std::sort(all.begin(), all.end(), [near](std::int64_t a, std::int64_t b) {
@@ -272,6 +273,13 @@ std::vector<std::int64_t> divisors_near(std::int64_t n, std::int64_t near, std::
   if (all.size() > count) all.resize(count);
   std::sort(all.begin(), all.end());
   return all;
+}
+
+std::string or_list(const std::vector<std::int64_t>& values) {
+  std::string out;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + std::to_string(values[i]);
+  return out;
 }
 
 }  // namespace neurarch::lint

@@ -108,7 +108,9 @@ std::int64_t round_down(std::int64_t x, std::int64_t m);
 std::string percent(double fraction);
 /// The candidate closest to `word` by edit distance (suggestions in fixes).
 std::string_view nearest(std::string_view word, const std::vector<std::string_view>& candidates);
-/// Divisors of n closest to `near` (below and above), for "use N heads instead" fixes.
-std::vector<std::int64_t> divisors_near(std::int64_t n, std::int64_t near, std::size_t count = 3);
+/// Divisors of n closest to `near` (1 left out unless `allow_one`), for "use N heads instead" fixes.
+std::vector<std::int64_t> divisors_near(std::int64_t n, std::int64_t near, bool allow_one, std::size_t count = 3);
+/// {2, 5, 10} -> "2, 5 or 10".
+std::string or_list(const std::vector<std::int64_t>& values);
 
 }  // namespace neurarch::lint

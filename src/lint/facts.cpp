@@ -24,8 +24,8 @@ const std::vector<Bf16Family>& bf16_trained() {
       {"fuyu", "transformers docs, Fuyu: \"The Fuyu models were trained using bfloat16\""},
       {"t5", "google-research/text-to-text-transfer-transformer#539 (\"All of our experiments use bfloat16 "
              "activations\"); float16 overflow: huggingface/transformers#10830, #14189"},
-      {"mt5", "mT5 shares T5's bfloat16 training (google-research/text-to-text-transfer-transformer#539); "
-              "huggingface/transformers#10956 fixes its float16 overflow"},
+      {"mt5", "mT5 is trained like T5 in bfloat16 (google-research/text-to-text-transfer-transformer#539); "
+              "float16 inf/nan: huggingface/transformers#10956"},
       {"umt5", "umT5 is trained like T5 in bfloat16 (google-research/text-to-text-transfer-transformer#539)"},
       {"longt5", "LongT5 float16 overflow to NaN: huggingface/transformers#19229"},
   };

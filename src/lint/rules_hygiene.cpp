@@ -1,6 +1,7 @@
 // Training hygiene: contexts past what the positions were trained for, dropout left on under
 // LoRA, deep stacks without depth-scaled init, keys the family never reads, label maps that
 // disagree with the head they size.
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -45,20 +46,33 @@ std::int64_t rope_context(const Context& c, std::int64_t positions, std::string&
 struct Dropout {
   std::string key;
   double value;
+  bool by_default;  ///< the family's default, not written in the config
 };
 
+// Dropout the family applies: keys it read (its defaults included), then the usual keys written in
+// the config, then the graph's own per-node rates for families that record them there.
 std::vector<Dropout> active_dropout(const Context& c) {
   std::vector<Dropout> out;
+  auto seen = [&](std::string_view k) {
+    return std::any_of(out.begin(), out.end(), [&](const Dropout& d) { return d.key == k; });
+  };
+  for (const auto& r : c.report().config_reads) {
+    if (r.key.find("drop") == std::string::npos) continue;
+    auto v = nlohmann::json::parse(r.value, nullptr, false);
+    if (v.is_number() && v.get<double>() > 0) out.push_back({r.key, v.get<double>(), !r.from_file});
+  }
   for (auto k : {"hidden_dropout_prob", "attention_probs_dropout_prob", "hidden_dropout", "attention_dropout",
                  "dropout", "attn_pdrop", "resid_pdrop", "embd_pdrop", "activation_dropout", "dropout_rate",
-                 "dropout_prob", "ffn_dropout", "qa_dropout"})
-    if (auto v = c.number(k); v && *v > 0) out.push_back({k, *v});
+                 "dropout_prob", "ffn_dropout"})
+    if (auto v = c.number(k); v && *v > 0 && !seen(k)) out.push_back({k, *v, false});
   if (out.empty())
-    for (const auto& n : c.graph().nodes)
-      if (n.dropout > 0 || (n.attention && n.attention->dropout > 0)) {
-        out.push_back({fmt::format("{} dropout", n.name), n.dropout > 0 ? n.dropout : n.attention->dropout});
+    for (const auto& n : c.graph().nodes) {
+      const double rate = n.dropout > 0 ? n.dropout : n.attention ? n.attention->dropout : 0.0;
+      if (rate > 0) {
+        out.push_back({fmt::format("dropout on {} (the family's default)", n.name), rate, false});
         break;
       }
+    }
   return out;
 }
 
@@ -87,16 +101,17 @@ Hits dropout_with_lora(const Context& c) {
   if (drops.empty()) return {};
   std::vector<std::string> parts, names;
   for (const auto& d : drops) {
-    parts.push_back(fmt::format("{}={:g}", d.key, d.value));
-    names.push_back(d.key);
+    parts.push_back(fmt::format("{}={:g}{}", d.key, d.value, d.by_default ? " (default)" : ""));
+    if (d.key.find(' ') == std::string::npos) names.push_back(d.key);
   }
   return {{"",
-           fmt::format("{} keep dropout active in the frozen base during LoRA training: every step perturbs the "
+           fmt::format("dropout is on in the frozen base during LoRA training ({}): every step perturbs the "
                        "features the adapters are fitted to, and each dropout keeps a mask for backward",
                        fmt::join(parts, ", ")),
            fmt::format("set {} to 0.0 for the LoRA run and regularise with the adapters' own lora_dropout "
                        "(e.g. 0.05)",
-                       fmt::join(names, ", "))}};
+                       names.empty() ? std::string("the base model's dropout")
+                                     : fmt::format("{}", fmt::join(names, ", ")))}};
 }
 
 Hits depth_scaled_init(const Context& c) {

@@ -138,6 +138,9 @@ Hits rope_theta_short_for_context(const Context& c) {
   const double wavelength = 2 * std::numbers::pi * std::pow(theta, exponent);
   if (context <= wavelength) return {};
   const double needed = std::pow(context / (2 * std::numbers::pi), 1.0 / exponent);
+  // Three significant digits, rounded up, reads better than the exact bound.
+  const double step = std::pow(10.0, std::floor(std::log10(needed)) - 2);
+  const double at_least = std::ceil(needed / step) * step;
   const double suggestion = std::pow(10.0, std::ceil(std::log10(needed)));
   return {{a->name,
            fmt::format("{} {:g} gives a longest rotary wavelength of {:.0f} positions (2π·θ^({}/{}) over {} rotated "
@@ -145,9 +148,9 @@ Hits rope_theta_short_for_context(const Context& c) {
                        "around and far positions alias near ones",
                        rope_theta_key(c), theta, wavelength, d - 2, d, d, context, scaled,
                        c.key_for(keys::kPositions), *positions),
-           fmt::format("raise {} to at least {:.3g} (e.g. {:g}, as Code Llama and Mistral v0.2 use 1e6 for 16-32k "
-                       "contexts) and train at that base, or declare the context the model was trained for",
-                       rope_theta_key(c), needed, suggestion)}};
+           fmt::format("raise {} to at least {:.0f} (e.g. {:.0f}; Code Llama and Mistral v0.2 use 1e6 for 16k-32k "
+                       "contexts) and train at that base, or set {} to the context the model was trained for",
+                       rope_theta_key(c), at_least, suggestion, c.key_for(keys::kPositions))}};
 }
 
 Hits rope_scaling_factor_below_one(const Context& c) {

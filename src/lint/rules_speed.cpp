@@ -65,9 +65,9 @@ Hits width_rule(std::int64_t width, const std::string& what, const std::string& 
              fmt::format("{} {} ({}) is not a multiple of 8: the GEMMs it sizes, {} of this model's per-token matmul "
                          "work, cannot run fp16/bf16 tensor cores at full rate (NVIDIA: dimensions divisible by 8)",
                          what, width, key, percent(share)),
-             fmt::format("choose {} {} (multiple of 8) or {} (multiple of 64) when designing the model; a trained "
-                         "checkpoint keeps its size",
-                         key, p8, p64)}};
+             fmt::format("choose {} {} when designing the model; a trained checkpoint keeps its size", key,
+                         p8 == p64 ? fmt::format("{} (a multiple of 64)", p64)
+                                   : fmt::format("{} (multiple of 8) or {} (multiple of 64)", p8, p64))}};
   return {{node->name,
            fmt::format("{} {} ({}) is a multiple of 8 but not of 64: its GEMMs ({} of per-token matmul work) leave "
                        "the last 64-wide tile partly empty (NVIDIA: multiples of 64 on A100 and later)",

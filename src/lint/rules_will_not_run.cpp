@@ -54,12 +54,12 @@ Hits heads_divide_hidden(const Context& c) {
   // An explicit head_dim that the family honoured decouples the attention width from hidden_size.
   if (auto hd = c.integer("head_dim"); hd && *hd == a->attention->head_dim) return {};
   const std::string hk = c.key_for(keys::kHidden), nk = c.key_for(keys::kHeads);
-  const auto near = divisors_near(hidden, heads);
+  const auto near = divisors_near(hidden, heads, false);
   return {{a->name,
            fmt::format("{} {} is not divisible by {} {} ({} / {} = {:.2f}) and the config sets no head_dim", hk,
                        hidden, nk, heads, hidden, heads, static_cast<double>(hidden) / static_cast<double>(heads)),
            fmt::format("set {} to {} or {}, or {} to a divisor of {} such as {}", hk, round_down(hidden, heads),
-                       round_up(hidden, heads), nk, hidden, fmt::join(near, " or "))}};
+                       round_up(hidden, heads), nk, hidden, or_list(near))}};
 }
 
 Hits kv_heads_divide_heads(const Context& c) {
@@ -67,12 +67,11 @@ Hits kv_heads_divide_heads(const Context& c) {
   if (!a) return {};
   const std::int64_t heads = a->attention->heads, kv = a->attention->kv_heads;
   if (kv <= 0 || heads % kv == 0) return {};
-  const auto near = divisors_near(heads, kv);
+  const auto near = divisors_near(heads, kv, true);
   return {{a->name,
            fmt::format("{} {} does not divide {} {}: each key/value head must serve a whole group of query heads",
                        c.key_for(keys::kKvHeads), kv, c.key_for(keys::kHeads), heads),
-           fmt::format("set {} to a divisor of {} such as {}", c.key_for(keys::kKvHeads), heads,
-                       fmt::join(near, " or "))}};
+           fmt::format("set {} to a divisor of {} such as {}", c.key_for(keys::kKvHeads), heads, or_list(near))}};
 }
 
 Hits head_dim_ignored(const Context& c) {

@@ -4,6 +4,7 @@
 
 #include "checkpoint/safetensors.hpp"
 #include "core/error.hpp"
+#include "lint/lint.hpp"
 
 namespace neurarch::report {
 namespace fs = std::filesystem;
@@ -38,6 +39,7 @@ Report trace(const resolve::ResolvedModel& model, const TraceOptions& options) {
   r.config = config.json();
   if (auto ckpt = load_checkpoint(model, options)) r.checkpoint = checkpoint::compare(r.graph, *ckpt);
   if (options.plan) r.plan = plan::make_plan(r.graph, *options.plan);
+  if (options.lint) r.findings = lint::run(r, {options.build.seq, false});
   return r;
 }
 

@@ -17,6 +17,8 @@ struct TraceOptions {
   bool read_checkpoint = true;
   /// Set by --plan: memory, card fit, split and cost.
   std::optional<plan::PlanOptions> plan;
+  /// Run the verifier's rules into Report::findings.
+  bool lint = true;
 };
 
 Report trace(const resolve::ResolvedModel& model, const TraceOptions& options = {});

@@ -43,7 +43,8 @@ TEST(LintNumerics, RopeThetaShortForContext) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].message.find("35333"), std::string::npos) << found[0].message;
   EXPECT_FALSE(fires("rope-theta-short-for-context", llama({{"max_position_embeddings", 32768}})));
-  EXPECT_FALSE(fires("rope-theta-short-for-context", llama({{"max_position_embeddings", 131072}, {"rope_theta", 1e6}})));
+  EXPECT_FALSE(
+      fires("rope-theta-short-for-context", llama({{"max_position_embeddings", 131072}, {"rope_theta", 1e6}})));
   // A linear 4x scaling stretches the wavelengths: 131072 / 4 is within reach.
   EXPECT_FALSE(fires("rope-theta-short-for-context",
                      llama({{"max_position_embeddings", 131072},
@@ -51,8 +52,9 @@ TEST(LintNumerics, RopeThetaShortForContext) {
 }
 
 TEST(LintNumerics, RopeScalingFactorBelowOne) {
-  EXPECT_TRUE(fires("rope-scaling-factor-below-one", llama({{"rope_scaling", {{"rope_type", "linear"}, {"factor", 0.5}}}})));
-  EXPECT_FALSE(fires("rope-scaling-factor-below-one", llama({{"rope_scaling", {{"rope_type", "linear"}, {"factor", 2.0}}}})));
+  auto scaled = [](double factor) { return llama({{"rope_scaling", {{"rope_type", "linear"}, {"factor", factor}}}}); };
+  EXPECT_TRUE(fires("rope-scaling-factor-below-one", scaled(0.5)));
+  EXPECT_FALSE(fires("rope-scaling-factor-below-one", scaled(2.0)));
 }
 
 TEST(LintNumerics, SoftcappingIgnored) {
