@@ -226,6 +226,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     if (!a.checkpoint.empty()) to.checkpoint = fs::path(a.checkpoint);
     if (a.plan) to.plan = plan_options(a);
     auto r = report::trace(model, to);
+    if (model.model_dir)
+      if (auto info = hub::cached_model_info(*model.model_dir))
+        r.hub = report::HubFacts{info->sha, info->last_modified, info->gated, info->downloads, info->likes,
+                                 info->safetensors_total};
 
     std::string rendered = a.format == "json"       ? render::json(r)
                            : a.format == "markdown" ? render::markdown(r)

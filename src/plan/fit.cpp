@@ -28,25 +28,41 @@ std::int64_t device_bytes(const MemoryModel& m, std::int64_t allocated) {
          rt.cuda_context_bytes;
 }
 
-// Memory of nodes [first, last] on one card of a pipeline: everything they own plus what their
-// forward keeps, the loss buffers if the LM head is among them, and a weight the stage uses but
-// another stage owns (a tied head).
-std::int64_t stage_bytes(const MemoryModel& m, const graph::Graph& g, std::size_t first, std::size_t last) {
-  std::int64_t total = m.runtime().cublas_workspace_bytes + m.in_flight_bytes(1);
-  bool has_head = false;
-  for (std::size_t i = first; i <= last; ++i) {
+// Memory of one pipeline stage: everything its nodes own plus what their forward keeps, the loss
+// buffers if the LM head is among them, and a replica of any weight (and its gradient) that the
+// stage uses but the other stage owns (a tied head). Prefix sums make every cut O(1) after O(n).
+struct StageCosts {
+  std::vector<std::int64_t> prefix;  ///< prefix[i] = bytes of nodes [0, i)
+  std::size_t head = SIZE_MAX;       ///< index of the LM head node
+  struct Tie {
+    std::size_t user, owner;
+    std::int64_t bytes;
+  };
+  std::vector<Tie> ties;
+};
+
+StageCosts stage_costs(const MemoryModel& m, const graph::Graph& g) {
+  StageCosts c;
+  c.prefix.assign(g.nodes.size() + 1, 0);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const auto& node = g.nodes[i];
-    total += m.node_model_bytes(node.index) + m.node_activation_bytes(node.index, 1);
-    if (node.type == graph::NodeType::LMHead) has_head = true;
+    c.prefix[i + 1] = c.prefix[i] + m.node_model_bytes(node.index) + m.node_activation_bytes(node.index, 1);
+    if (node.type == graph::NodeType::LMHead) c.head = i;
     for (int t : node.tensors) {
       const auto& spec = g.tensors[static_cast<std::size_t>(t)];
       if (spec.saved()) continue;
-      const auto* target = g.find_tensor(spec.tied_to);
-      if (target && (static_cast<std::size_t>(target->node) < first || static_cast<std::size_t>(target->node) > last))
-        total += target->scalars() * 4 * 2;  // a replica of the weight and of its gradient
+      if (const auto* target = g.find_tensor(spec.tied_to))
+        c.ties.push_back({i, static_cast<std::size_t>(target->node), target->scalars() * 4 * 2});
     }
   }
-  if (has_head) total += m.logits_peak_bytes(1);
+  return c;
+}
+
+std::int64_t stage_bytes(const MemoryModel& m, const StageCosts& c, std::size_t first, std::size_t last) {
+  std::int64_t total = m.runtime().cublas_workspace_bytes + m.in_flight_bytes(1) + c.prefix[last + 1] - c.prefix[first];
+  if (c.head >= first && c.head <= last) total += m.logits_peak_bytes(1);
+  for (const auto& tie : c.ties)
+    if (tie.user >= first && tie.user <= last && (tie.owner < first || tie.owner > last)) total += tie.bytes;
   return device_bytes(m, total);
 }
 
@@ -56,8 +72,9 @@ PipelineSplit two_card_split(const MemoryModel& m, const graph::Graph& g, const 
   PipelineSplit best;
   std::int64_t best_max = -1;
   const std::size_t n = g.nodes.size();
+  const StageCosts costs = stage_costs(m, g);
   for (std::size_t cut = 1; cut + 1 < n; ++cut) {
-    std::int64_t a = stage_bytes(m, g, 0, cut - 1), b = stage_bytes(m, g, cut, n - 1);
+    std::int64_t a = stage_bytes(m, costs, 0, cut - 1), b = stage_bytes(m, costs, cut, n - 1);
     std::int64_t worst = std::max(a, b);
     if (best_max < 0 || worst < best_max) {
       best_max = worst;

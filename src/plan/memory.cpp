@@ -175,20 +175,20 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
     }
     grads += node_grads_[k];
     std::int64_t loss_bytes = head_done ? 0 : log_softmax + logits_grad;
-    std::vector<MemoryTerm> terms = {{"parameters", st.parameters},
-                                     {"optimizer_state", st.optimizer_state},
-                                     {"gradients", grads},
-                                     {"autocast_weight_copies", copies},
-                                     {"activations", alive + recompute},
-                                     {"loss_buffers", loss_bytes},
-                                     {"activation_gradients", in_flight},
-                                     {"quantized_weight_dequant", st.dequant_transient},
-                                     {"cublas_workspace", st.workspace}};
-    std::int64_t total = 0;
-    for (const auto& t : terms) total += t.bytes;
+    std::int64_t total = st.parameters + st.optimizer_state + grads + copies + alive + recompute + loss_bytes +
+                         in_flight + st.dequant_transient + st.workspace;
+    // Named terms are built only for a new maximum: solvers probe this walk many times.
     if (total > bwd.allocated) {
       bwd.allocated = total;
-      bwd.terms = terms;
+      bwd.terms = {{"parameters", st.parameters},
+                   {"optimizer_state", st.optimizer_state},
+                   {"gradients", grads},
+                   {"autocast_weight_copies", copies},
+                   {"activations", alive + recompute},
+                   {"loss_buffers", loss_bytes},
+                   {"activation_gradients", in_flight},
+                   {"quantized_weight_dequant", st.dequant_transient},
+                   {"cublas_workspace", st.workspace}};
       bwd.at = node.name;
     }
     alive -= kept[k];

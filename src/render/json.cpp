@@ -104,6 +104,14 @@ nlohmann::json to_json(const report::Report& r) {
     reads.push_back({{"key", read.key}, {"value", Json::parse(read.value)}, {"from", read.from_file ? "config" : "default"}});
   out["config_reads"] = std::move(reads);
   out["plan"] = r.plan ? plan_json(*r.plan) : Json(nullptr);
+  if (r.hub) {
+    auto opt = [](const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(nullptr); };
+    out["hub"] = {{"sha", nullable(r.hub->sha)},           {"last_modified", nullable(r.hub->last_modified)},
+                  {"gated", nullable(r.hub->gated)},       {"downloads", opt(r.hub->downloads)},
+                  {"likes", opt(r.hub->likes)},            {"safetensors_total", opt(r.hub->safetensors_total)}};
+  } else {
+    out["hub"] = nullptr;
+  }
   return out;
 }
 

@@ -32,6 +32,10 @@ std::vector<std::string> summary_lines(const report::Report& r) {
     params += " · no checkpoint read";
   }
   lines.push_back(params);
+  if (r.hub && r.hub->safetensors_total)
+    lines.push_back(fmt::format("Hub's own count (safetensors.total): {} · ours differs by {}",
+                                thousands(*r.hub->safetensors_total),
+                                thousands(r.derived_scalars() - *r.hub->safetensors_total)));
   if (g.forward.ok)
     lines.push_back("Will it forward-pass: Yes");
   else

@@ -33,6 +33,15 @@ struct Finding {
   std::string fix;       ///< a concrete change that makes the finding go away
 };
 
+/// What the Hub itself says of the model (its model-info API), when it was asked.
+struct HubFacts {
+  std::string sha;
+  std::string last_modified;
+  std::string gated;
+  std::optional<std::int64_t> downloads, likes;
+  std::optional<std::int64_t> safetensors_total;  ///< the Hub's own parameter count: a second opinion
+};
+
 struct Report {
   ModelInfo model;
   nlohmann::json config;  ///< the config.json as given, for checks that read keys the graph does not carry
@@ -42,6 +51,7 @@ struct Report {
   std::vector<std::string> notes;
   std::vector<Finding> findings;
   std::optional<plan::Plan> plan;  ///< set by --plan
+  std::optional<HubFacts> hub;
 
   std::int64_t derived_scalars() const { return graph.saved_scalars(); }
   /// derived - checkpoint; nullopt without a checkpoint.
