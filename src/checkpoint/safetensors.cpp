@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
-#include <unordered_set>
 #include <utility>
 
 #include "core/error.hpp"
@@ -59,10 +59,53 @@ std::uint64_t header_length(std::string_view prefix, std::uint64_t file_size, st
   return length;
 }
 
-// `base` is where `text` starts in its file, so the reported offset points into the file.
-json parse_json(std::string_view text, std::string_view source, std::uint64_t base) {
+// Rethrows a parser error with its concrete type, as nlohmann's own DOM parser does, so that
+// parse_or_fail's handler sees the same parse_error / out_of_range.
+struct RethrowErrors {
+  template <class Exception>
+  bool parse_error(std::size_t, const std::string&, const Exception& ex) {
+    throw ex;
+  }
+};
+
+// Builds the DOM in the same single pass that checks top-level keys: nlohmann keeps the last of
+// duplicate keys, and a header naming a tensor twice is ambiguous. The root object is built in
+// place, so a top-level key is a duplicate exactly when the root already holds it (no extra set,
+// no second parse). The error waits for the end of the parse, so invalid JSON is reported first.
+class DomWithTopLevelKeys : public RethrowErrors {
+ public:
+  using string_t = json::string_t;
+  explicit DomWithTopLevelKeys(json& root) : root_(root), dom_(root) {}
+  bool key(string_t& k) {
+    if (depth_ == 1 && !duplicate_ && root_.contains(k)) duplicate_ = k;
+    return dom_.key(k);
+  }
+  bool start_object(std::size_t n) { return ++depth_, dom_.start_object(n); }
+  bool end_object() { return --depth_, dom_.end_object(); }
+  bool start_array(std::size_t n) { return ++depth_, dom_.start_array(n); }
+  bool end_array() { return --depth_, dom_.end_array(); }
+  bool null() { return dom_.null(); }
+  bool boolean(bool b) { return dom_.boolean(b); }
+  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const string_t& s) { return dom_.number_float(v, s); }
+  bool string(string_t& s) { return dom_.string(s); }
+  bool binary(json::binary_t& b) { return dom_.binary(b); }
+  const std::optional<std::string>& duplicate() const { return duplicate_; }
+
+ private:
+  json& root_;
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  int depth_ = 0;
+  std::optional<std::string> duplicate_;
+};
+
+// Translates nlohmann's exceptions into our error, pointing at the file offset (`base` is where
+// the text starts in its file).
+template <class Parse>
+void parse_or_fail(Parse&& parse, std::string_view source, std::uint64_t base) {
   try {
-    return json::parse(text.begin(), text.end());
+    parse();
   } catch (const json::exception& e) {
     // nlohmann's message embeds the offending token, which can be megabytes long; keep the reason.
     std::string_view reason = e.what();
@@ -77,41 +120,82 @@ json parse_json(std::string_view text, std::string_view source, std::uint64_t ba
   }
 }
 
-// nlohmann keeps the last of duplicate keys, and a header naming a tensor twice is ambiguous.
-// A SAX pass over the (already validated) text sees every top-level key; nlohmann's parser
-// callbacks would do the same in quadratic time.
-class TopLevelKeys : public nlohmann::json_sax<json> {
+// Collects an index's weight_map straight into the result instead of building a DOM of 100k
+// entries and copying it. It mirrors what the DOM would hold (nlohmann keeps the last of
+// duplicate keys, at either level), and all checks run after the parse, as with the DOM, so
+// invalid JSON is still reported before any other problem.
+class IndexWeightMap : public RethrowErrors {
  public:
-  explicit TopLevelKeys(std::string_view source) : source_(source) {}
-  bool key(string_t& k) override {
-    if (depth_ == 1 && !seen_.insert(k).second) fail(tensor_at(source_, k), "appears twice in the header");
+  using string_t = json::string_t;
+  enum class Kind { Missing, Object, Other };
+
+  bool start_object(std::size_t) { return value(Kind::Object, "object"), ++depth_, true; }
+  bool end_object() { return --depth_, true; }
+  bool start_array(std::size_t) { return value(Kind::Other, "array"), ++depth_, true; }
+  bool end_array() { return --depth_, true; }
+  bool key(string_t& k) {
+    if (depth_ == 1) in_weight_map_ = k == "weight_map";
+    if (is_entry()) key_ = std::move(k);
     return true;
   }
-  bool start_object(std::size_t) override { return ++depth_, true; }
-  bool end_object() override { return --depth_, true; }
-  bool start_array(std::size_t) override { return ++depth_, true; }
-  bool end_array() override { return --depth_, true; }
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  bool string(string_t& s) {
+    if (!is_entry()) return value(Kind::Other, "string"), true;
+    non_strings.erase(key_);
+    // Indexes list their tensors sorted (nlohmann and Python write them so): hinting at the end
+    // makes each insert O(1) then, and costs nothing otherwise.
+    map.insert_or_assign(map.end(), std::move(key_), std::move(s));
+    return true;
+  }
+  bool null() { return value(Kind::Other, "null"), true; }
+  bool boolean(bool) { return value(Kind::Other, "boolean"), true; }
+  bool number_integer(json::number_integer_t) { return value(Kind::Other, "number"), true; }
+  bool number_unsigned(json::number_unsigned_t) { return value(Kind::Other, "number"), true; }
+  bool number_float(json::number_float_t, const string_t&) { return value(Kind::Other, "number"), true; }
+  bool binary(json::binary_t&) { return value(Kind::Other, "binary"), true; }
+
+  const char* root_type = "null";           // json::type_name() of the whole document
+  Kind weight_map = Kind::Missing;          // what the (last) top-level "weight_map" holds
+  std::map<std::string, std::string> map;   // its entries whose value is a string
+  std::set<std::string> non_strings;        // its entries whose value is anything else
 
  private:
-  std::string_view source_;
+  // An entry of the weight_map object: a value directly inside it.
+  bool is_entry() const { return depth_ == 2 && in_weight_map_ && weight_map == Kind::Object; }
+  // Every value except a string entry of weight_map comes here, objects and arrays on their start.
+  void value(Kind kind, const char* type_name) {
+    if (depth_ == 0) {
+      root_type = type_name;
+    } else if (depth_ == 1 && in_weight_map_) {
+      weight_map = kind;  // a repeated "weight_map" replaces the earlier one
+      map.clear();
+      non_strings.clear();
+    } else if (is_entry()) {
+      map.erase(key_);
+      non_strings.insert(std::move(key_));
+    }
+  }
+
   int depth_ = 0;
-  std::unordered_set<std::string> seen_;
+  bool in_weight_map_ = false;
+  std::string key_;
 };
 
-void reject_duplicate_keys(std::string_view text, std::string_view source) {
-  TopLevelKeys keys(source);
-  json::sax_parse(text.begin(), text.end(), &keys);
+json parse_header_json(std::string_view text, std::string_view source, std::uint64_t base) {
+  json header;
+  DomWithTopLevelKeys sax(header);
+  parse_or_fail([&] { json::sax_parse(text.begin(), text.end(), &sax); }, source, base);
+  if (sax.duplicate()) fail(tensor_at(source, *sax.duplicate()), "appears twice in the header");
+  return header;
 }
 
-std::int64_t parse_shape(const json& shape, std::vector<std::int64_t>& dims, const std::string& where) {
+// Where an entry's error is reported; formatted only on failure, as 100k-tensor headers are common.
+struct TensorWhere {
+  std::string_view source;
+  const std::string& name;
+  operator std::string() const { return tensor_at(source, name); }
+};
+
+std::int64_t parse_shape(const json& shape, std::vector<std::int64_t>& dims, const TensorWhere& where) {
   if (!shape.is_array()) fail(where, "shape is not a list");
   bool empty = false;
   for (const json& dim : shape) {
@@ -136,7 +220,7 @@ std::int64_t parse_shape(const json& shape, std::vector<std::int64_t>& dims, con
 
 CheckpointTensor parse_entry(const std::string& name, const json& entry, std::string_view source,
                              std::uint64_t data_bytes) {
-  const std::string where = tensor_at(source, name);
+  const TensorWhere where{source, name};
   if (!entry.is_object()) fail(where, fmt::format("entry is not an object (found {})", entry.type_name()));
   for (const char* key : {"dtype", "shape", "data_offsets"})
     if (!entry.contains(key)) fail(where, fmt::format("entry has no '{}'", key));
@@ -198,7 +282,8 @@ void sort_and_check_overlap(std::vector<CheckpointTensor>& tensors, std::string_
   }
 }
 
-void add_scalars(std::int64_t& total, std::int64_t more, const std::string& where) {
+template <class Where>
+void add_scalars(std::int64_t& total, std::int64_t more, const Where& where) {
   if (more > limits::kMaxScalars - total) fail(where, "checkpoint holds more than 2^40 scalars");
   total += more;
 }
@@ -228,7 +313,7 @@ void merge(Checkpoint& into, Checkpoint&& part, std::map<std::string, std::strin
     const auto [it, inserted] = owner.emplace(tensor.name, tensor.file);
     if (!inserted)
       fail(tensor_at(tensor.file, tensor.name), fmt::format("also present in '{}'", printable(it->second)));
-    add_scalars(into.total_scalars, tensor.scalars(), tensor_at(tensor.file, tensor.name));
+    add_scalars(into.total_scalars, tensor.scalars(), TensorWhere{tensor.file, tensor.name});
     into.tensors.push_back(std::move(tensor));
   }
   if (into.files.empty()) into.metadata = std::move(part.metadata);
@@ -289,8 +374,7 @@ Checkpoint parse_safetensors_header(std::string_view prefix_and_header, std::uin
          fmt::format("header of {} bytes is truncated after {}", length, prefix_and_header.size() - kPrefixBytes));
   const std::string_view text = prefix_and_header.substr(kPrefixBytes, length);
 
-  const json header = parse_json(text, source, kPrefixBytes);
-  reject_duplicate_keys(text, source);
+  const json header = parse_header_json(text, source, kPrefixBytes);
   if (!header.is_object())
     fail(at(source, kPrefixBytes), fmt::format("header is not an object (found {})", header.type_name()));
 
@@ -304,7 +388,7 @@ Checkpoint parse_safetensors_header(std::string_view prefix_and_header, std::uin
       continue;
     }
     out.tensors.push_back(parse_entry(name, entry, source, data_bytes));
-    add_scalars(out.total_scalars, out.tensors.back().scalars(), tensor_at(source, name));
+    add_scalars(out.total_scalars, out.tensors.back().scalars(), TensorWhere{source, name});
   }
   sort_and_check_overlap(out.tensors, source);
   return out;
@@ -339,23 +423,25 @@ std::map<std::string, std::string> parse_safetensors_index(std::string_view json
   if (json_text.size() > limits::kMaxIndexBytes)
     fail(std::string(source),
          fmt::format("index is {} bytes, over the {} byte limit", json_text.size(), limits::kMaxIndexBytes));
-  const json index = parse_json(json_text, source, 0);
-  if (!index.is_object()) fail(at(source, 0), fmt::format("index is not an object (found {})", index.type_name()));
-  const auto weight_map = index.find("weight_map");
+  IndexWeightMap sax;
+  parse_or_fail([&] { json::sax_parse(json_text.begin(), json_text.end(), &sax); }, source, 0);
+  if (std::string_view(sax.root_type) != "object")
+    fail(at(source, 0), fmt::format("index is not an object (found {})", sax.root_type));
   const std::string where = fmt::format("{}: weight_map", source);
-  if (weight_map == index.end()) fail(where, "is missing");
-  if (!weight_map->is_object()) fail(where, "is not an object");
-  if (weight_map->empty()) fail(where, "is empty");
+  if (sax.weight_map == IndexWeightMap::Kind::Missing) fail(where, "is missing");
+  if (sax.weight_map != IndexWeightMap::Kind::Object) fail(where, "is not an object");
+  if (sax.map.empty() && sax.non_strings.empty()) fail(where, "is empty");
 
-  std::map<std::string, std::string> out;
-  for (const auto& [name, shard] : weight_map->items()) {
-    if (!shard.is_string()) fail(tensor_at(source, name), "shard name is not a string");
-    const auto& file = shard.get_ref<const std::string&>();
-    if (!is_plain_file_name(file))
-      fail(tensor_at(source, name), fmt::format("shard '{}' is not a plain file name", printable(file)));
-    out.emplace(name, file);
-  }
-  return out;
+  // The first bad entry in name order, as a walk over the sorted DOM would find it.
+  const auto bad_file = std::find_if(sax.map.begin(), sax.map.end(),
+                                     [](const auto& entry) { return !is_plain_file_name(entry.second); });
+  const std::string* non_string = sax.non_strings.empty() ? nullptr : &*sax.non_strings.begin();
+  if (non_string && (bad_file == sax.map.end() || *non_string < bad_file->first))
+    fail(tensor_at(source, *non_string), "shard name is not a string");
+  if (bad_file != sax.map.end())
+    fail(tensor_at(source, bad_file->first),
+         fmt::format("shard '{}' is not a plain file name", printable(bad_file->second)));
+  return std::move(sax.map);
 }
 
 std::optional<Checkpoint> read_checkpoint_dir(const fs::path& dir) {

@@ -115,6 +115,11 @@ nlohmann::json to_json(const report::Report& r) {
   return out;
 }
 
-std::string json(const report::Report& r) { return to_json(r).dump(2) + "\n"; }
+std::string json(const report::Report& r) {
+  // Appending in place: `dump(2) + "\n"` would copy the whole (multi-megabyte for 70B) text once more.
+  std::string text = to_json(r).dump(2);
+  text += '\n';
+  return text;
+}
 
 }  // namespace neurarch::render
