@@ -1,3 +1,7 @@
+#include <iterator>
+
+#include <fmt/format.h>
+
 #include "render/plan_render.hpp"
 #include "render/render.hpp"
 
@@ -15,9 +19,10 @@ Json attention_json(const graph::AttentionAttrs& a) {
   return {{"heads", a.heads}, {"kv_heads", a.kv_heads}, {"head_dim", a.head_dim}, {"causal", a.causal},
           {"window", a.window ? Json(a.window) : Json(nullptr)}};
 }
-}  // namespace
 
-nlohmann::json to_json(const report::Report& r) {
+// Everything but the two long arrays (one row per node and per tensor), which json() writes
+// directly: building them as a DOM costs most of a 70B report's rendering time.
+Json summary_json(const report::Report& r) {
   const auto& g = r.graph;
   Json out;
   out["schema"] = report::kSchema;
@@ -30,36 +35,7 @@ nlohmann::json to_json(const report::Report& r) {
                   {"reference", r.model.reference}};
   out["input"] = {{"shape", g.input_shape}, {"kind", g.input_kind}};
 
-  Json layers = Json::array();
-  for (const auto& n : g.nodes) {
-    Json row = {{"index", n.index},
-                {"name", n.name},
-                {"type", graph::node_type_name(n.type)},
-                {"output_shape", n.out},
-                {"parameters", g.node_scalars(n.index)},
-                {"block", n.block >= 0 ? Json(n.block) : Json(nullptr)},
-                {"module", nullable(n.path)}};
-    if (n.attention) row["attention"] = attention_json(*n.attention);
-    if (n.feed_forward)
-      row["feed_forward"] = {{"intermediate", n.feed_forward->intermediate},
-                             {"activation", n.feed_forward->activation},
-                             {"gated", n.feed_forward->gated}};
-    layers.push_back(std::move(row));
-  }
-  out["layers"] = std::move(layers);
   out["layer_count"] = g.layer_count();
-
-  Json tensors = Json::array();
-  for (const auto& t : g.tensors) {
-    Json row = {{"name", t.name},
-                {"shape", t.shape},
-                {"dtype", dtype_name(t.dtype)},
-                {"kind", t.kind == graph::TensorKind::Buffer ? "buffer" : "parameter"},
-                {"layer", g.nodes[static_cast<std::size_t>(t.node)].name}};
-    if (!t.saved()) row["tied_to"] = t.tied_to;
-    tensors.push_back(std::move(row));
-  }
-  out["tensors"] = std::move(tensors);
 
   Json params = {{"derived", r.derived_scalars()},
                  {"trainable", g.parameter_count()},
@@ -115,11 +91,135 @@ nlohmann::json to_json(const report::Report& r) {
   return out;
 }
 
+Json layers_json(const graph::Graph& g) {
+  Json layers = Json::array();
+  for (const auto& n : g.nodes) {
+    Json row = {{"index", n.index},
+                {"name", n.name},
+                {"type", graph::node_type_name(n.type)},
+                {"output_shape", n.out},
+                {"parameters", g.node_scalars(n.index)},
+                {"block", n.block >= 0 ? Json(n.block) : Json(nullptr)},
+                {"module", nullable(n.path)}};
+    if (n.attention) row["attention"] = attention_json(*n.attention);
+    if (n.feed_forward)
+      row["feed_forward"] = {{"intermediate", n.feed_forward->intermediate},
+                             {"activation", n.feed_forward->activation},
+                             {"gated", n.feed_forward->gated}};
+    layers.push_back(std::move(row));
+  }
+  return layers;
+}
+
+Json tensors_json(const graph::Graph& g) {
+  Json tensors = Json::array();
+  for (const auto& t : g.tensors) {
+    Json row = {{"name", t.name},
+                {"shape", t.shape},
+                {"dtype", dtype_name(t.dtype)},
+                {"kind", t.kind == graph::TensorKind::Buffer ? "buffer" : "parameter"},
+                {"layer", g.nodes[static_cast<std::size_t>(t.node)].name}};
+    if (!t.saved()) row["tied_to"] = t.tied_to;
+    tensors.push_back(std::move(row));
+  }
+  return tensors;
+}
+
+// JSON string literal: quotes, backslashes and control characters escaped.
+void quoted(fmt::memory_buffer& out, std::string_view s) {
+  out.push_back('"');
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out.push_back('\\');
+      out.push_back(ch);
+    } else if (c < 0x20) {
+      fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));
+    } else {
+      out.push_back(ch);
+    }
+  }
+  out.push_back('"');
+}
+
+void write_shape(fmt::memory_buffer& out, const graph::Shape& shape) {
+  fmt::format_to(std::back_inserter(out), "[{}]", fmt::join(shape, ", "));
+}
+
+void write_layers(fmt::memory_buffer& out, const graph::Graph& g) {
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "  \"layers\": [");
+  for (const auto& n : g.nodes) {
+    fmt::format_to(it, "{}\n    {{\"index\": {}, \"name\": ", n.index ? "," : "", n.index);
+    quoted(out, n.name);
+    fmt::format_to(it, ", \"type\": \"{}\", \"output_shape\": ", graph::node_type_name(n.type));
+    write_shape(out, n.out);
+    fmt::format_to(it, ", \"parameters\": {}, \"block\": ", g.node_scalars(n.index));
+    if (n.block >= 0) fmt::format_to(it, "{}", n.block);
+    else fmt::format_to(it, "null");
+    fmt::format_to(it, ", \"module\": ");
+    if (n.path.empty()) fmt::format_to(it, "null");
+    else quoted(out, n.path);
+    if (n.attention) {
+      const auto& a = *n.attention;
+      fmt::format_to(it, ", \"attention\": {{\"heads\": {}, \"kv_heads\": {}, \"head_dim\": {}, \"causal\": {}, \"window\": ",
+                     a.heads, a.kv_heads, a.head_dim, a.causal);
+      if (a.window) fmt::format_to(it, "{}}}", a.window);
+      else fmt::format_to(it, "null}}");
+    }
+    if (n.feed_forward) {
+      fmt::format_to(it, ", \"feed_forward\": {{\"intermediate\": {}, \"activation\": ", n.feed_forward->intermediate);
+      quoted(out, n.feed_forward->activation);
+      fmt::format_to(it, ", \"gated\": {}}}", n.feed_forward->gated);
+    }
+    out.push_back('}');
+  }
+  fmt::format_to(it, "\n  ]");
+}
+
+void write_tensors(fmt::memory_buffer& out, const graph::Graph& g) {
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "  \"tensors\": [");
+  bool first = true;
+  for (const auto& t : g.tensors) {
+    fmt::format_to(it, "{}\n    {{\"name\": ", first ? "" : ",");
+    first = false;
+    quoted(out, t.name);
+    fmt::format_to(it, ", \"shape\": ");
+    write_shape(out, t.shape);
+    fmt::format_to(it, ", \"dtype\": \"{}\", \"kind\": \"{}\", \"layer\": ", dtype_name(t.dtype),
+                   t.kind == graph::TensorKind::Buffer ? "buffer" : "parameter");
+    quoted(out, g.nodes[static_cast<std::size_t>(t.node)].name);
+    if (!t.saved()) {
+      fmt::format_to(it, ", \"tied_to\": ");
+      quoted(out, t.tied_to);
+    }
+    out.push_back('}');
+  }
+  fmt::format_to(it, "\n  ]");
+}
+
+}  // namespace
+
+nlohmann::json to_json(const report::Report& r) {
+  Json out = summary_json(r);
+  out["layers"] = layers_json(r.graph);
+  out["tensors"] = tensors_json(r.graph);
+  return out;
+}
+
 std::string json(const report::Report& r) {
-  // Appending in place: `dump(2) + "\n"` would copy the whole (multi-megabyte for 70B) text once more.
-  std::string text = to_json(r).dump(2);
-  text += '\n';
-  return text;
+  // The summary is small and goes through nlohmann; the two long arrays are written directly and
+  // spliced in before the closing brace. tests/unit/json_render_test.cpp checks both paths agree.
+  std::string head = summary_json(r).dump(2);
+  fmt::memory_buffer out;
+  out.append(std::string_view(head).substr(0, head.size() - 2));  // drop the final "\n}"
+  out.append(std::string_view(",\n"));
+  write_layers(out, r.graph);
+  out.append(std::string_view(",\n"));
+  write_tensors(out, r.graph);
+  out.append(std::string_view("\n}\n"));
+  return fmt::to_string(out);
 }
 
 }  // namespace neurarch::render

@@ -1,0 +1,40 @@
+// render::json writes the long arrays directly; it must say exactly what the DOM (to_json) says.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "graph/builder.hpp"
+#include "render/render.hpp"
+#include "report/trace.hpp"
+#include "resolve/resolver.hpp"
+
+namespace {
+void expect_same(const std::string& id, bool plan) {
+  auto model = neurarch::resolve::resolve(id, {});
+  neurarch::report::TraceOptions options;
+  if (plan) {
+    options.plan = neurarch::plan::PlanOptions{};
+    options.plan->full.mode = neurarch::plan::Mode::Full;
+    options.plan->lora.mode = neurarch::plan::Mode::LoRA;
+  }
+  auto r = neurarch::report::trace(model, options);
+  EXPECT_EQ(nlohmann::json::parse(neurarch::render::json(r)), neurarch::render::to_json(r)) << id;
+}
+}  // namespace
+
+TEST(JsonRender, FastWriterMatchesTheDocument) {
+  expect_same("facebook/dinov2-small", false);
+  expect_same("gpt2", true);  // a tied head: "tied_to"
+  expect_same("meta-llama/Meta-Llama-3-8B", true);
+  expect_same("bert-base-uncased", false);
+}
+
+TEST(JsonRender, EscapesStrings) {
+  neurarch::graph::GraphBuilder b;
+  auto x = b.input({4}, "tokens");
+  x = b.node(neurarch::graph::NodeType::Linear, "odd \"name\"\t\\ \x01", {4, 2}, {x},
+             neurarch::graph::Scope("path\\with\"quotes"));
+  b.parameter(x, "w\"eight\n", {2, 2});
+  neurarch::report::Report r;
+  r.graph = b.finish(x);
+  EXPECT_EQ(nlohmann::json::parse(neurarch::render::json(r)), neurarch::render::to_json(r));
+}
