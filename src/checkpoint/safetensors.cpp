@@ -135,7 +135,8 @@ class IndexWeightMap : public RethrowErrors {
   bool end_array() { return --depth_, true; }
   bool key(string_t& k) {
     if (depth_ == 1) in_weight_map_ = k == "weight_map";
-    if (is_entry()) key_ = std::move(k);
+    // Copied, not moved: moving would steal the lexer's token buffer, which then regrows for every token.
+    if (is_entry()) key_.assign(k);
     return true;
   }
   bool string(string_t& s) {
@@ -143,7 +144,7 @@ class IndexWeightMap : public RethrowErrors {
     non_strings.erase(key_);
     // Indexes list their tensors sorted (nlohmann and Python write them so): hinting at the end
     // makes each insert O(1) then, and costs nothing otherwise.
-    map.insert_or_assign(map.end(), std::move(key_), std::move(s));
+    map.insert_or_assign(map.end(), key_, std::string(s));
     return true;
   }
   bool null() { return value(Kind::Other, "null"), true; }
