@@ -1,5 +1,3 @@
-#include <iterator>
-
 #include <fmt/format.h>
 
 #include "render/plan_render.hpp"
@@ -128,26 +126,29 @@ Json tensors_json(const graph::Graph& g) {
 // JSON string literal: quotes, backslashes and control characters escaped.
 void quoted(fmt::memory_buffer& out, std::string_view s) {
   out.push_back('"');
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
+  std::size_t run = 0;  // start of the current stretch that needs no escaping, appended in one go
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c != '"' && c != '\\' && c >= 0x20) continue;
+    out.append(s.substr(run, i - run));
+    if (c < 0x20)
+      fmt::format_to(fmt::appender(out), "\\u{:04x}", static_cast<unsigned>(c));
+    else {
       out.push_back('\\');
-      out.push_back(ch);
-    } else if (c < 0x20) {
-      fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));
-    } else {
-      out.push_back(ch);
+      out.push_back(static_cast<char>(c));
     }
+    run = i + 1;
   }
+  out.append(s.substr(run));
   out.push_back('"');
 }
 
 void write_shape(fmt::memory_buffer& out, const graph::Shape& shape) {
-  fmt::format_to(std::back_inserter(out), "[{}]", fmt::join(shape, ", "));
+  fmt::format_to(fmt::appender(out), "[{}]", fmt::join(shape, ", "));
 }
 
 void write_layers(fmt::memory_buffer& out, const graph::Graph& g) {
-  auto it = std::back_inserter(out);
+  auto it = fmt::appender(out);
   fmt::format_to(it, "  \"layers\": [");
   for (const auto& n : g.nodes) {
     fmt::format_to(it, "{}\n    {{\"index\": {}, \"name\": ", n.index ? "," : "", n.index);
@@ -178,7 +179,7 @@ void write_layers(fmt::memory_buffer& out, const graph::Graph& g) {
 }
 
 void write_tensors(fmt::memory_buffer& out, const graph::Graph& g) {
-  auto it = std::back_inserter(out);
+  auto it = fmt::appender(out);
   fmt::format_to(it, "  \"tensors\": [");
   bool first = true;
   for (const auto& t : g.tensors) {
@@ -213,6 +214,7 @@ std::string json(const report::Report& r) {
   // spliced in before the closing brace. tests/unit/json_render_test.cpp checks both paths agree.
   std::string head = summary_json(r).dump(2);
   fmt::memory_buffer out;
+  out.reserve(head.size() + 256 * (r.graph.nodes.size() + r.graph.tensors.size()));  // rows are ~100-200 bytes
   out.append(std::string_view(head).substr(0, head.size() - 2));  // drop the final "\n}"
   out.append(std::string_view(",\n"));
   write_layers(out, r.graph);
