@@ -63,6 +63,10 @@ Plan make_plan(const graph::Graph& g, const PlanOptions& o) {
     full_fits_somewhere |= full_batches[i] > 0;
     lora_fits_somewhere |= lora_batches[i] > 0;
   }
+  for (const auto& card : p.card_catalogue)
+    if (!card.bf16_native)
+      p.notes.push_back(card.name + " has no bf16 tensor cores: train there with fp16 autocast and a gradient scaler; "
+                                    "its memory figures are the same, its time is priced at its fp16 rate");
   if (full_fits_somewhere)
     p.cost = plan_cost(full, g, p.card_catalogue, full_batches, o.run);
   else if (lora_fits_somewhere)
