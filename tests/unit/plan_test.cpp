@@ -202,3 +202,32 @@ TEST(PlanCatalogue, EveryCardHasItsSource) {
     EXPECT_GT(c.memory_bytes, std::int64_t{14} << 30) << c.name;
   }
 }
+
+TEST(PlanTerms, OneTransformerBlockByHand) {
+  // tokens (4) -> embedding (10 x 8) -> pre-norm block: LN, 2-head attention (head_dim 4), add,
+  // LN, GELU MLP 8 -> 16 -> 8, add. fp32, SDPA, no dropout.
+  graph::GraphBuilder b;
+  auto x = b.input({4}, "tokens");
+  x = blocks::token_embedding(b, x, "Token_Embedding", graph::Scope("embed"), 10, 8);
+  b.set_block(0);
+  blocks::PreNormLayer layer;
+  layer.norm1 = {graph::Scope("ln1")};
+  layer.attention = {.hidden = 8, .heads = 2, .module = graph::Scope("attn"), .q = graph::Scope("attn.q"),
+                     .k = graph::Scope("attn.k"), .v = graph::Scope("attn.v"), .o = graph::Scope("attn.o")};
+  layer.norm2 = {graph::Scope("ln2")};
+  layer.ffn = {.hidden = 8, .intermediate = 16, .activation = "gelu", .module = graph::Scope("mlp"),
+               .up = graph::Scope("mlp.up"), .down = graph::Scope("mlp.down")};
+  x = blocks::pre_norm_layer(b, x, 0, layer);
+  auto g = b.finish(x);
+
+  MemoryModel m(g, fp32_full(), exact_runtime());
+  const std::int64_t ids = 4 * 8;
+  const std::int64_t layer_norm = 4 * 8 * 4 + 4 * 2 * 4;  // input + mean/rstd
+  // q/k/v share one fp32 input; SDPA keeps q, k, v, its output and the log-sum-exp; o keeps its input.
+  const std::int64_t attention = 4 * 8 * 4 + 4 * (2 + 2 + 2) * 4 * 4 + 4 * 8 * 4 + 2 * 4 * 4 + 4 * 8 * 4;
+  const std::int64_t mlp = 4 * 8 * 4 + 4 * 16 * 4 + 4 * 16 * 4;  // up input, GELU input, down input
+  EXPECT_EQ(term(m.at(1), "forward_end", "activations"), ids + 2 * layer_norm + attention + mlp);
+  EXPECT_EQ(term(m.at(3), "forward_end", "activations"), 3 * (ids + 2 * layer_norm + attention + mlp));
+  const std::int64_t params = 80 + 2 * 16 + 4 * (8 * 8 + 8) + (16 * 8 + 16) + (8 * 16 + 8);
+  EXPECT_EQ(m.trainable_parameters(), params);
+}
