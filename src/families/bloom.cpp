@@ -12,6 +12,7 @@ namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
   decoder::DecoderSpec s;
+  s.rotary = false;  // ALiBi biases the scores; no RoPE copies
   s.vocab = c.dim({"vocab_size"}, 250880);
   s.hidden = c.dim({"n_embed", "hidden_size"}, 64);
   s.layers = c.dim({"n_layer", "num_hidden_layers"}, 2);

@@ -8,30 +8,8 @@ namespace neurarch::families {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  const Config& c = in.config;
-  decoder::DecoderSpec s;
-  s.vocab = c.dim({"vocab_size"}, 50400);
-  s.positions = c.dim({"n_positions", "max_position_embeddings"}, 2048);
-  s.hidden = c.dim({"n_embd", "hidden_size"}, 4096);
-  s.layers = c.dim({"n_layer", "num_hidden_layers"}, 28);
-  s.heads = c.dim({"n_head", "num_attention_heads"}, 16);
-  s.kv_heads = s.heads;
-  s.head_dim = s.hidden / s.heads;
-  s.require_divisible = true;
-  s.intermediate = c.dim({"n_inner"}, 4 * s.hidden);
-  s.activation = c.text({"activation_function"}, "gelu_new");
-  s.tie_word_embeddings = c.flag({"tie_word_embeddings"}, false);
-  s.gated = false;
-  s.mlp_bias = true;
-  s.down_bias = true;
-  s.norm = blocks::NormKind::LayerNorm;
-  s.norm_bias = true;
-  s.parallel = true;
-  s.lm_head_bias = true;
-  s.prefix = "transformer";
-  s.qa_prefix = "transformer";
-  s.names = {.embed = "wte", .layers = "h", .attn = "attn", .o = "out_proj", .qkv = "qkv_proj", .mlp = "mlp",
-             .up = "fc_in", .down = "fc_out", .pre_attn_norm = "ln_1", .pre_ffn_norm = "", .final_norm = "ln_f"};
+  decoder::DecoderSpec s = decoder::gptj_spec(in.config);
+  s.names.qkv = "qkv_proj";
   return decoder::build_decoder(in, b, s);
 }
 

@@ -6,10 +6,8 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
-namespace {
 
-graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  const Config& c = in.config;
+decoder::DecoderSpec decoder::gptj_spec(const Config& c) {
   decoder::DecoderSpec s;
   s.vocab = c.dim({"vocab_size"}, 50400);
   s.positions = c.dim({"n_positions", "max_position_embeddings"}, 2048);
@@ -33,7 +31,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.qa_prefix = "transformer";
   s.names = {.embed = "wte", .layers = "h", .attn = "attn", .o = "out_proj", .mlp = "mlp", .up = "fc_in",
              .down = "fc_out", .pre_attn_norm = "ln_1", .pre_ffn_norm = "", .final_norm = "ln_f"};
-  return decoder::build_decoder(in, b, s);
+  return s;
+}
+
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  return decoder::build_decoder(in, b, decoder::gptj_spec(in.config));
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scop
   const Scope attn = l / n.attn;
   AttentionSpec a{.hidden = s.hidden, .heads = s.heads, .kv_heads = s.kv_heads, .head_dim = s.head_dim,
                   .causal = true, .module = attn, .qkv_bias = s.qkv_bias, .o_bias = s.o_bias,
-                  .require_divisible = false};
+                  .require_divisible = false, .rotary = s.rotary && s.names.positions.empty()};
   const auto at = static_cast<std::size_t>(i);
   a.window = at < s.windows.size() ? s.windows[at] : s.window;
   if (n.qkv.empty()) {

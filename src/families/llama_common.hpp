@@ -47,6 +47,9 @@ struct DecoderSpec {
   std::int64_t intermediate = 0;
   std::int64_t positions = 0;  ///< max_position_embeddings: RoPE extrapolates past it, learned ones fail
   std::string activation = "silu";
+  /// RoPE on q and k (the planner counts the copies it keeps); false for ALiBi. Learned
+  /// positions (names.positions) turn it off too.
+  bool rotary = true;
   bool gated = true;
   bool qkv_bias = false;
   bool o_bias = false;
@@ -113,5 +116,8 @@ std::vector<std::int64_t> qwen_windows(const Config& c, std::int64_t layers, std
 /// The base model plus the head of `in.head` (CausalLM, SequenceClassification,
 /// TokenClassification, QuestionAnswering).
 graph::Value build_decoder(const BuildInput& in, graph::GraphBuilder& b, const DecoderSpec& s);
+
+/// GPT-J's layout (gptj.cpp); CodeGen is the same with q/k/v fused in qkv_proj.
+DecoderSpec gptj_spec(const Config& c);
 
 }  // namespace neurarch::families::decoder

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/shared_data.hpp"
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 
@@ -34,7 +36,7 @@ bool has_node(const graph::Graph& g, const std::string& name) {
 
 TEST(Dinov2Graph, SmallAtItsDefaultSize) {
   auto config = dinov2_small();
-  if (!config) GTEST_SKIP() << "../shared/corpus/configs/facebook--dinov2-small.json not found";
+  NEURARCH_REQUIRE(config, "../shared/corpus/configs/facebook--dinov2-small.json not found");
   auto built = model::build_model(*config);
   const auto& g = built.graph;
   EXPECT_EQ(built.class_name, "Dinov2Model");
@@ -56,7 +58,7 @@ TEST(Dinov2Graph, SmallAtItsDefaultSize) {
 
 TEST(Dinov2Graph, SmallAt224StillRuns) {
   auto config = dinov2_small();
-  if (!config) GTEST_SKIP() << "../shared/corpus/configs/facebook--dinov2-small.json not found";
+  NEURARCH_REQUIRE(config, "../shared/corpus/configs/facebook--dinov2-small.json not found");
   model::BuildOptions options;
   options.image_size = 224;
   auto built = model::build_model(*config, options);

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/shared_data.hpp"
+
 namespace neurarch::testing {
 
 struct GroundTruthCase {
@@ -28,7 +30,7 @@ std::string compare_with_groundtruth(const GroundTruthCase& c);
 /// One test per family: every ground-truth case of each listed model_type matches to the tensor.
 #define NEURARCH_GROUNDTRUTH_TEST(Family, ...)                                                      \
   TEST(Family##GroundTruth, EveryCaseMatchesToTheTensor) {                                       \
-    if (!neurarch::testing::groundtruth_root()) GTEST_SKIP() << "../shared/groundtruth not found"; \
+    NEURARCH_REQUIRE(neurarch::testing::groundtruth_root(), "../shared/groundtruth not found");   \
     for (const char* model_type : {__VA_ARGS__}) {                                               \
       auto cases = neurarch::testing::cases_for(model_type);                                     \
       EXPECT_FALSE(cases.empty()) << "no ground-truth case for " << model_type;                  \

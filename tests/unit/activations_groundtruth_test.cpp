@@ -16,6 +16,7 @@
 #include "plan/activations.hpp"
 #include "plan/weights.hpp"
 #include "support/groundtruth.hpp"
+#include "support/shared_data.hpp"
 
 namespace fs = std::filesystem;
 
@@ -46,7 +47,7 @@ std::int64_t predicted_bytes(const nlohmann::json& config, const std::string& cl
 
 TEST(ActivationsGroundTruth, Fp32SavedBytesWithinTolerance) {
   auto root = neurarch::testing::groundtruth_root();
-  if (!root || !fs::is_directory(*root / "activations")) GTEST_SKIP() << "../shared/groundtruth/activations not found";
+  NEURARCH_REQUIRE(root && fs::is_directory(*root / "activations"), "../shared/groundtruth/activations not found");
   int checked = 0;
   for (const auto& e : fs::directory_iterator(*root / "activations")) {
     if (e.path().extension() != ".json") continue;
