@@ -4,7 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev libcurl4-openssl-dev libcpp-httplib-dev)
+packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev libcurl4-openssl-dev libcpp-httplib-dev libsqlite3-dev)
+
+packages+=()  # server and browser tests (issue 6)
+
+packages+=()  # change tracker (issue 7)
+
+packages+=()  # Python package (issue 10)
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

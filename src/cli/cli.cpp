@@ -145,6 +145,13 @@ int run_lint(int argc, const char* const* argv, std::ostream& out, std::ostream&
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err, std::istream& in) {
   if (argc > 1 && std::string_view(argv[1]) == "lint") return run_lint(argc, argv, out, err);
+
+  // server subcommands (serve)
+
+  // change-tracker subcommands (track, changes)
+
+  // calibration subcommands (validate)
+
   CLI::App app{"neurarch-trace: a Hugging Face model's layer graph, tensors and checks, from its config.json alone",
                "neurarch-trace"};
   Args a;

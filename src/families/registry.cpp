@@ -71,6 +71,14 @@ const Family& gpt2_family();
 const Family& llama_family();
 const Family& mistral_family();
 const Family& qwen2_family();
+// mixture-of-experts and state-space decoders (declarations)
+//   (end of MoE/SSM declarations)
+// encoder-decoder and speech families (declarations)
+//   (end of encoder-decoder declarations)
+// decoders II and encoders II (declarations)
+//   (end of encoders II declarations)
+// vision and multimodal II (declarations)
+//   (end of vision II declarations)
 // vision families (declarations)
 const Family& vit_family();
 const Family& deit_family();
@@ -158,6 +166,14 @@ const RegistryRow kRegistry[] = {
     {"gpt_neox",               gpt_neox_family},
     {"bloom",                  bloom_family},
     {"openai-gpt",             openai_gpt_family},
+    // mixture-of-experts and state-space decoders (rows)
+    //   (end of MoE/SSM rows)
+    // encoder-decoder and speech families (rows)
+    //   (end of encoder-decoder rows)
+    // decoders II and encoders II (rows)
+    //   (end of encoders II rows)
+    // vision and multimodal II (rows)
+    //   (end of vision II rows)
     // vision families (rows)
     {"vit",                    vit_family},
     {"deit",                   deit_family},
