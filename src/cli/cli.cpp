@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "families/family.hpp"
+#include "families/listing.hpp"
 #include "hub/hub.hpp"
 #include "cli/lint_command.hpp"
 #include "render/render.hpp"
@@ -156,7 +157,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
                "neurarch-trace"};
   Args a;
   bool list_types = false;
+  bool list_architectures = false;
   app.add_flag("--list-model-types", list_types, "print every supported model_type and exit");
+  app.add_flag("--list-architectures", list_architectures,
+               "print every supported architecture family with the model_types and classes it accepts, and exit");
   app.add_option("model", a.model,
                  "org/name[@revision] (local HF cache, then the bundled catalogue), a config.json or model folder, "
                  "or - for stdin");
@@ -204,6 +208,16 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   }
   if (list_types) {
     for (const auto& t : families::supported_model_types()) out << t << "\n";
+    return 0;
+  }
+  if (list_architectures) {
+    for (const auto& arch : families::supported_architectures()) {
+      out << arch.family << "  (" << arch.reference << ")\n    model_type: ";
+      for (std::size_t i = 0; i < arch.model_types.size(); ++i) out << (i ? ", " : "") << arch.model_types[i];
+      out << "\n    classes:    ";
+      for (std::size_t i = 0; i < arch.classes.size(); ++i) out << (i ? ", " : "") << arch.classes[i];
+      out << "\n";
+    }
     return 0;
   }
   if (a.model.empty()) {

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "families/family.hpp"
+#include "families/listing.hpp"
 
 namespace neurarch::families {
 
@@ -201,6 +202,23 @@ std::vector<std::string> supported_model_types() {
   std::vector<std::string> out;
   for (const auto& row : kRegistry) out.emplace_back(row.model_type);
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<ArchitectureListing> supported_architectures() {
+  std::vector<ArchitectureListing> out;
+  for (const auto& row : kRegistry) {
+    const Family& f = row.family();
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& a) { return a.family == f.id; });
+    if (it == out.end()) {
+      ArchitectureListing listing{std::string(f.id), std::string(f.reference), {}, {}};
+      for (const auto& c : f.classes) listing.classes.emplace_back(c.name);
+      out.push_back(std::move(listing));
+      it = std::prev(out.end());
+    }
+    it->model_types.emplace_back(row.model_type);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.family < b.family; });
   return out;
 }
 

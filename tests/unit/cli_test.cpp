@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -6,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.hpp"
+#include "families/family.hpp"
 #include "support/safetensors_writer.hpp"
 
 namespace fs = std::filesystem;
@@ -164,4 +166,25 @@ TEST(Cli, CheckpointSavedFromTheBaseClassIsRecognised) {
   EXPECT_TRUE(diff["unexpected"].empty()) << diff.dump();
   ASSERT_EQ(diff["missing"].size(), 2u);  // only the classifier's weight and bias
   EXPECT_NE(diff["notes"][0].get<std::string>().find("'dinov2.' prefix"), std::string::npos);
+}
+
+TEST(Cli, ListArchitecturesNamesEachFamilyWithItsModelTypes) {
+  auto r = trace({"--list-architectures"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto llama = r.out.find("\nllama  (");
+  ASSERT_NE(llama, std::string::npos) << r.out;
+  auto next_family = r.out.find("\n", r.out.find("classes:", llama));
+  auto block = r.out.substr(llama, next_family - llama);
+  EXPECT_NE(block.find("code_llama"), std::string::npos) << block;
+  EXPECT_NE(block.find("LlamaForCausalLM"), std::string::npos) << block;
+  for (const auto& type : neurarch::families::supported_model_types())
+    EXPECT_NE(r.out.find(type), std::string::npos) << type;
+}
+
+TEST(Cli, UnsupportedModelTypeFailsWithoutAGuess) {
+  auto r = trace({"-"}, R"({"model_type": "no_such_architecture", "hidden_size": 64})");
+  EXPECT_EQ(r.code, 4);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("no_such_architecture"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
