@@ -40,6 +40,7 @@ Value make_norm(GraphBuilder& b, const Value& x, const std::string& name, const 
 }
 
 Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l, const DecoderSpec& s) {
+  if (s.attention_override) return s.attention_override(b, x, i, l);
   const DecoderNames& n = s.names;
   const Scope attn = l / n.attn;
   AttentionSpec a{.hidden = s.hidden, .heads = s.heads, .kv_heads = s.kv_heads, .head_dim = s.head_dim,
@@ -66,6 +67,7 @@ Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scop
 }
 
 Value mlp(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l, const DecoderSpec& s) {
+  if (s.mlp_override) return s.mlp_override(b, x, i, l);
   const DecoderNames& n = s.names;
   const Scope m = l / n.mlp;
   FeedForwardSpec f{.hidden = s.hidden, .intermediate = s.intermediate, .activation = s.activation,

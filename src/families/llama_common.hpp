@@ -4,6 +4,7 @@
 // sublayers, sliding windows): token embedding -> N residual layers -> final norm -> head.
 // Families read their own config keys and defaults, fill a DecoderSpec and call build_decoder.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,12 @@ struct DecoderSpec {
   std::string prefix = "model";     ///< attribute holding the base model in head classes
   std::string qa_prefix = "model";  ///< ...in ForQuestionAnswering (Llama keeps "transformer")
   DecoderNames names;
+  /// Builds layer i's MLP in place of the dense one (mixture-of-experts families): called with
+  /// the normed input, the layer index and the layer's module path.
+  std::function<graph::Value(graph::GraphBuilder&, const graph::Value&, std::int64_t, const graph::Scope&)> mlp_override;
+  /// The same for the attention (DeepSeek's latent attention): called with the normed input.
+  std::function<graph::Value(graph::GraphBuilder&, const graph::Value&, std::int64_t, const graph::Scope&)>
+      attention_override;
 };
 
 /// The Llama-shaped keys every clone reads, with the clone's class defaults.

@@ -73,6 +73,19 @@ const Family& llama_family();
 const Family& mistral_family();
 const Family& qwen2_family();
 // mixture-of-experts and state-space decoders (declarations)
+const Family& mixtral_family();
+const Family& qwen2_moe_family();
+const Family& qwen3_moe_family();
+const Family& olmoe_family();
+const Family& granitemoe_family();
+const Family& phimoe_family();
+const Family& deepseek_v2_family();
+const Family& deepseek_v3_family();
+const Family& mamba_family();
+const Family& falcon_mamba_family();
+const Family& mamba2_family();
+const Family& dbrx_family();
+const Family& jetmoe_family();
 //   (end of MoE/SSM declarations)
 // encoder-decoder and speech families (declarations)
 //   (end of encoder-decoder declarations)
@@ -168,6 +181,19 @@ const RegistryRow kRegistry[] = {
     {"bloom",                  bloom_family},
     {"openai-gpt",             openai_gpt_family},
     // mixture-of-experts and state-space decoders (rows)
+    {"mixtral",                mixtral_family},
+    {"qwen2_moe",              qwen2_moe_family},
+    {"qwen3_moe",              qwen3_moe_family},
+    {"olmoe",                  olmoe_family},
+    {"granitemoe",             granitemoe_family},
+    {"phimoe",                 phimoe_family},
+    {"deepseek_v2",            deepseek_v2_family},
+    {"deepseek_v3",            deepseek_v3_family},
+    {"mamba",                  mamba_family},
+    {"falcon_mamba",           falcon_mamba_family},
+    {"mamba2",                 mamba2_family},
+    {"dbrx",                   dbrx_family},
+    {"jetmoe",                 jetmoe_family},
     //   (end of MoE/SSM rows)
     // encoder-decoder and speech families (rows)
     //   (end of encoder-decoder rows)

@@ -1,5 +1,6 @@
 #include "graph/graph.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace neurarch::graph {
@@ -10,8 +11,10 @@ constexpr std::array<std::string_view, kNodeTypeCount> kNodeTypeNames{
     "Multi-Query Attention", "Feed Forward", "Gated Feed Forward", "Mixture of Experts",
     "LayerScale",     "Add",           "Linear",            "Pooler",
     "LM Head",        "Classifier",    "Output",
+    "Latent Attention", "State Space Mixer",
 };
-static_assert(static_cast<int>(NodeType::Output) + 1 == kNodeTypeCount, "name table out of step with NodeType");
+static_assert(static_cast<int>(NodeType::StateSpaceMixer) + 1 == kNodeTypeCount,
+              "name table out of step with NodeType");
 }  // namespace
 
 std::string_view node_type_name(NodeType t) { return kNodeTypeNames[static_cast<std::size_t>(t)]; }
@@ -34,6 +37,27 @@ std::int64_t Graph::parameter_count() const {
   for (const auto& t : tensors)
     if (t.saved() && t.kind == TensorKind::Parameter) total += t.scalars();
   return total;
+}
+
+std::int64_t Graph::active_parameter_count() const {
+  std::int64_t skipped = 0;
+  for (const auto& n : nodes) {
+    if (!n.moe || n.moe->experts <= 0) continue;
+    std::int64_t routed = 0;
+    for (int i : n.moe->routed_tensors) {
+      const auto& t = tensors[static_cast<std::size_t>(i)];
+      if (t.saved() && t.kind == TensorKind::Parameter) routed += t.scalars();
+    }
+    const std::int64_t idle = std::max<std::int64_t>(n.moe->experts - n.moe->top_k, 0);
+    skipped += routed / n.moe->experts * idle;  // the routed experts are identical in size
+  }
+  return parameter_count() - skipped;
+}
+
+bool Graph::has_experts() const {
+  for (const auto& n : nodes)
+    if (n.moe) return true;
+  return false;
 }
 
 std::int64_t Graph::node_scalars(int node) const {

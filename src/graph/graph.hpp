@@ -34,8 +34,10 @@ enum class NodeType {
   LMHead,
   Classifier,
   Output,
+  LatentAttention,  ///< multi-head latent attention (DeepSeek's MLA): low-rank q and kv projections
+  StateSpaceMixer,  ///< Mamba's selective-scan mixer (in_proj, causal conv1d, SSM scan, out_proj)
 };
-inline constexpr int kNodeTypeCount = 19;
+inline constexpr int kNodeTypeCount = 21;
 
 /// NodeType::GroupedQueryAttention -> "Grouped-Query Attention"
 std::string_view node_type_name(NodeType t);
@@ -67,12 +69,54 @@ struct AttentionAttrs {
   bool fused_qkv = false;   ///< one projection reads the input once (GPT-2 c_attn)
 };
 
+/// Multi-head latent attention's low-rank factorisation (DeepSeek-V2/V3): q through a
+/// q_lora_rank bottleneck (0: one q_proj), k and v from one kv_lora_rank latent plus a shared
+/// RoPE key of qk_rope_head_dim; each head's q/k is qk_nope + qk_rope wide, its v v_head_dim.
+struct LatentAttentionAttrs {
+  std::int64_t q_lora_rank = 0;
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+};
+
+/// A Mamba mixer: version 1 (selective scan with x_proj / dt_proj, per-channel state) or 2
+/// (state-space duality: one scalar decay per head, B and C shared by `groups` of heads).
+struct StateSpaceAttrs {
+  int version = 1;
+  std::int64_t inner = 0;  ///< expand x hidden channels the scan runs over
+  std::int64_t state = 0;  ///< SSM state size per channel
+  std::int64_t conv_kernel = 0;
+  std::int64_t time_step_rank = 0;  ///< version 1: width of the dt bottleneck
+  std::int64_t heads = 0;           ///< version 2
+  std::int64_t groups = 0;          ///< version 2: n_groups sharing B and C
+  std::int64_t projection = 0;      ///< in_proj's output width
+};
+
 /// What a feed-forward node computes.
 struct FeedForwardAttrs {
   std::int64_t in = 0;
   std::int64_t intermediate = 0;
   std::string activation;
   bool gated = false;
+};
+
+/// A mixture-of-experts layer: a router sends each token to top_k of `experts` identical routed
+/// experts; shared experts see every token. Tensors are declared in this order, which the
+/// activation model relies on: router weight, then the routed experts (per expert: input
+/// projections, then the output projection; or the stacked [experts, out, in] tensors), then the
+/// shared expert and its gate.
+struct MoEAttrs {
+  std::int64_t experts = 0;
+  std::int64_t top_k = 0;
+  std::int64_t intermediate = 0;         ///< one routed expert's width
+  std::int64_t shared_intermediate = 0;  ///< the always-on shared expert's width, 0 = none
+  bool shared_gate = false;              ///< a sigmoid gate scales the shared expert (Qwen2-MoE)
+  std::string activation;
+  bool gated = true;
+  std::int64_t expert_inputs = 2;   ///< matmul weights of one routed expert that read its input
+  std::int64_t routed_matmuls = 0;  ///< matmul weights of all routed experts together
+  std::vector<int> routed_tensors;  ///< Graph::tensors indices of the routed experts' tensors
 };
 
 struct Node {
@@ -86,6 +130,9 @@ struct Node {
   std::string path;          ///< Hugging Face module path, "" when the node has no module
   std::optional<AttentionAttrs> attention;
   std::optional<FeedForwardAttrs> feed_forward;
+  std::optional<MoEAttrs> moe;  ///< set on MixtureOfExperts nodes
+  std::optional<LatentAttentionAttrs> latent;  ///< set on LatentAttention nodes
+  std::optional<StateSpaceAttrs> ssm;          ///< set on StateSpaceMixer nodes
   std::string activation;  ///< for nodes that apply one (pooler tanh, head transform gelu)
   double dropout = 0.0;    ///< dropout on this node's output in train mode (a saved mask)
 };
@@ -109,6 +156,11 @@ struct Graph {
   std::int64_t saved_scalars() const;
   /// Unique trainable parameters (tied aliases once, buffers excluded).
   std::int64_t parameter_count() const;
+  /// Parameters one token runs through: the total less the routed experts each token skips
+  /// (all experts are still held in memory; only compute and activations follow the routing).
+  std::int64_t active_parameter_count() const;
+  /// True when some node routes tokens to experts.
+  bool has_experts() const;
   /// Saved scalars owned by one node.
   std::int64_t node_scalars(int node) const;
   /// Nodes other than Input and Output.

@@ -73,10 +73,18 @@ class Builder {
   // a bf16 input is shared. LoRA with dropout keeps a mask and a dropped copy per adapted linear.
   void linear_inputs(NodeActivations& a, const Node& n, std::size_t first, std::size_t count, std::int64_t elements,
                      int in_bytes, const std::string& what) {
+    std::vector<std::size_t> readers(count);
+    std::iota(readers.begin(), readers.end(), first);
+    linear_inputs(a, n, readers, elements, in_bytes, what);
+  }
+
+  // The same for linears that read one input but are not declared next to each other.
+  void linear_inputs(NodeActivations& a, const Node& n, const std::vector<std::size_t>& matmuls,
+                     std::int64_t elements, int in_bytes, const std::string& what) {
     auto saving = saving_weights(n);
     int readers = 0, lora_readers = 0;
-    for (std::size_t i = first; i < first + count && i < saving.size(); ++i) {
-      if (!saving[i]) continue;
+    for (std::size_t i : matmuls) {
+      if (i >= saving.size() || !saving[i]) continue;
       if (lora_on(n, i)) ++lora_readers;
       else ++readers;
     }
@@ -171,8 +179,14 @@ class Builder {
         break;
       case NodeType::FeedForward:
       case NodeType::GatedFeedForward:
-      case NodeType::MixtureOfExperts:
         feed_forward(a, n, tokens, d_in, in_bytes);
+        out = c;
+        break;
+      case NodeType::MixtureOfExperts:
+        if (n.moe)
+          mixture_of_experts(a, n, tokens, d_in, in_bytes);
+        else
+          feed_forward(a, n, tokens, d_in, in_bytes);
         out = c;
         break;
       case NodeType::LayerScale:
@@ -209,6 +223,14 @@ class Builder {
         break;
       case NodeType::Output:
         break;
+      case NodeType::LatentAttention:
+        latent_attention(a, n, tokens, d_in, in_bytes);
+        out = c;
+        break;
+      case NodeType::StateSpaceMixer:
+        state_space(a, n, tokens, d_in, in_bytes);
+        out = c;
+        break;
     }
     out_bytes_[static_cast<std::size_t>(n.index)] = out;
     if (lora_dropout_seen_ && !lora_note_) {
@@ -222,8 +244,7 @@ class Builder {
   void attention(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
     const auto& at = *n.attention;
     const int c = p_.compute;
-    const std::int64_t h = at.heads, g = at.kv_heads, hd = at.head_dim, tq = at.query_len, tk = at.kv_len;
-    const std::int64_t per_token = tokens / std::max<std::int64_t>(tq, 1);  // 1 unless the graph batches inside
+    const std::int64_t h = at.heads, g = at.kv_heads, hd = at.head_dim;
     std::size_t input_projections = at.fused_qkv ? 1 : 3;
     linear_inputs(a, n, 0, input_projections, tokens * d_in, in_bytes, "q/k/v projections' input");
     lora_bottlenecks(a, n, tokens);
@@ -239,10 +260,23 @@ class Builder {
     } else {
       a.saved.push_back({"q/k/v", tokens * (h + 2 * kv_saved_heads) * hd, c});
     }
+    attention_core(a, at, tokens, tokens * h * hd);
+    auto saving = saving_weights(n);
+    if (!saving.empty() && saving.back())
+      a.saved.push_back({"output projection input", tokens * h * hd, c});
+    output_dropout(a, n);
+  }
+
+  // What the attention product itself keeps: SDPA's output and log-sum-exp, or eager attention's
+  // probability matrices. `output` is the elements of the heads' concatenated output.
+  void attention_core(NodeActivations& a, const graph::AttentionAttrs& at, std::int64_t tokens, std::int64_t output) {
+    const int c = p_.compute;
+    const std::int64_t h = at.heads, tq = at.query_len, tk = at.kv_len;
+    const std::int64_t per_token = tokens / std::max<std::int64_t>(tq, 1);  // 1 unless the graph batches inside
     if (s_.attention == AttentionImpl::SDPA) {
       // Flash / memory-efficient kernels keep the output and the log-sum-exp, never the scores;
       // their dropout is regenerated from the RNG state.
-      a.saved.push_back({"attention output (SDPA)", tokens * h * hd, c});
+      a.saved.push_back({"attention output (SDPA)", output, c});
       a.saved.push_back({"log-sum-exp", per_token * h * tq, 4});
     } else {
       std::int64_t scores = per_token * h * tq * tk;
@@ -258,9 +292,41 @@ class Builder {
         eager_note_ = true;
       }
     }
+  }
+
+  // DeepSeek's MLA as the reference runs it (eager projections, then the attention product): the q
+  // and kv down-projections both read the layer input; each latent's RMSNorm keeps its fp32 input,
+  // normalised copy and rsqrt; the up-projections keep the normed latents; the RoPE parts go
+  // through fp32; q, k (nope and rope parts concatenated) and v reach the attention product, and
+  // o_proj keeps the heads' output.
+  void latent_attention(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
+    const auto& l = *n.latent;
+    const auto& at = *n.attention;
+    const int c = p_.compute;
+    const std::int64_t h = at.heads, qk = l.qk_nope_head_dim + l.qk_rope_head_dim, v = l.v_head_dim;
+    const bool q_lora = l.q_lora_rank > 0;
+    const std::size_t kv_a = q_lora ? 2 : 1;
+    linear_inputs(a, n, std::vector<std::size_t>{0, kv_a}, tokens * d_in, in_bytes, "q/kv down-projections' input");
+    lora_bottlenecks(a, n, tokens);
+    // The norm's output is weight * x in the input's dtype: fp32 with fp32 weights, cast again by autocast.
+    const int latent_bytes = std::max(c, p_.params);
+    auto latent_norm = [&](std::int64_t width, const std::string& what) {
+      a.saved.push_back({what + " RMSNorm fp32 input", tokens * width, 4});
+      a.saved.push_back({what + " RMSNorm normalised", tokens * width, std::max(c, 2)});
+      a.saved.push_back({what + " RMSNorm rsqrt", tokens, 4});
+    };
+    if (q_lora) {
+      latent_norm(l.q_lora_rank, "q latent");
+      linear_inputs(a, n, 1, 1, tokens * l.q_lora_rank, latent_bytes, "q up-projection input");
+    }
+    latent_norm(l.kv_lora_rank, "kv latent");
+    linear_inputs(a, n, kv_a + 1, 1, tokens * l.kv_lora_rank, latent_bytes, "kv up-projection input");
+    if (l.qk_rope_head_dim > 0)
+      a.saved.push_back({"q/k RoPE parts (fp32)", tokens * (h + 1) * l.qk_rope_head_dim, 4});
+    a.saved.push_back({"q, k and v", tokens * h * (2 * qk + v), c});
+    attention_core(a, at, tokens, tokens * h * v);
     auto saving = saving_weights(n);
-    if (!saving.empty() && saving.back())
-      a.saved.push_back({"output projection input", tokens * h * hd, c});
+    if (!saving.empty() && saving.back()) a.saved.push_back({"output projection input", tokens * h * v, c});
     output_dropout(a, n);
   }
 
@@ -278,6 +344,97 @@ class Builder {
     output_dropout(a, n);
   }
 
+  // The reference's eager expert loop (Mixtral, Qwen-MoE, OLMoE, GraniteMoE, DeepSeek). The router
+  // linear keeps its input; the fp32 softmax keeps its [tokens, experts] output; topk keeps its
+  // indices and the routing weights are kept for the product. Each expert gathers the tokens routed
+  // to it (a new tensor its projections keep) and runs a dense MLP on them, so summed over experts
+  // the MLP terms scale with tokens x top_k, never with the expert count; multiplying by the
+  // routing weight keeps each expert's output. Shared experts see every token like a dense MLP.
+  void mixture_of_experts(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
+    const auto& m = *n.moe;
+    const int c = p_.compute;
+    const std::int64_t routed = tokens * m.top_k;
+    const auto saving = saving_weights(n);
+    auto keeps = [&](std::size_t i) { return i < saving.size() && saving[i]; };
+
+    // Router and shared expert (and its gate) all read the layer input.
+    const std::size_t shared_first = 1 + static_cast<std::size_t>(m.routed_matmuls);
+    const std::size_t shared_inputs = m.shared_intermediate > 0 ? (m.gated ? 2 : 1) : 0;
+    std::vector<std::size_t> readers{0};
+    for (std::size_t i = 0; i < shared_inputs; ++i) readers.push_back(shared_first + i);
+    const std::size_t shared_down = shared_first + shared_inputs;
+    if (m.shared_gate) readers.push_back(shared_down + (shared_inputs ? 1 : 0));
+    linear_inputs(a, n, readers, tokens * d_in, in_bytes, "router and shared expert input");
+    a.saved.push_back({"router probabilities (fp32 softmax)", tokens * m.experts, 4});
+    a.saved.push_back({"top-k expert indices", routed, 8});
+    a.saved.push_back({"top-k routing weights", routed, 4});
+
+    a.saved.push_back({"token indices gathered per expert", routed, 8});
+    linear_inputs(a, n, 1, static_cast<std::size_t>(m.expert_inputs), routed * d_in, in_bytes,
+                  "routed experts' gathered input");
+    activation(a, m.activation, routed * m.intermediate);
+    if (m.gated)
+      a.saved.push_back({"experts' gate activation and up projection", routed * m.intermediate * 2, c});
+    if (keeps(1 + static_cast<std::size_t>(m.expert_inputs)))
+      a.saved.push_back({"experts' down projection input", routed * m.intermediate, c});
+    a.saved.push_back({"expert outputs (for the routing-weight product)", routed * n.out.back(), c});
+
+    if (shared_inputs) {
+      const std::int64_t inter = tokens * m.shared_intermediate;
+      activation(a, m.activation, inter);
+      if (m.gated) a.saved.push_back({"shared expert gate activation and up projection", inter * 2, c});
+      if (keeps(shared_down)) a.saved.push_back({"shared expert down projection input", inter, c});
+    }
+    if (m.shared_gate) {
+      a.saved.push_back({"shared expert gate (sigmoid output)", tokens, c});
+      a.saved.push_back({"shared expert output (for the gate product)", tokens * n.out.back(), c});
+    }
+
+    // LoRA adapters on routed experts see only the tokens routed to them.
+    if (s_.mode != Mode::Full) {
+      std::int64_t rows = 0;
+      for (int t : n.tensors) {
+        if (!roles_[static_cast<std::size_t>(t)].lora_target) continue;
+        const bool is_routed = std::find(m.routed_tensors.begin(), m.routed_tensors.end(), t) != m.routed_tensors.end();
+        rows += is_routed ? routed / std::max<std::int64_t>(m.experts, 1) : tokens;
+      }
+      if (rows) a.saved.push_back({"LoRA A outputs", rows * s_.lora_rank, c});
+    }
+    output_dropout(a, n);
+  }
+
+  // Mamba as it trains on a GPU with the mamba-ssm and causal-conv1d kernels (the path transformers
+  // takes when they are installed). in_proj keeps its input. Version 1's fused mamba_inner_fn keeps
+  // in_proj's output (x and z), the conv output, x_proj's output, dt, contiguous B and C, the scan
+  // output and the scan's fp32 states at each 2048-token chunk boundary, and recomputes the rest
+  // (out_proj's input included). Mamba-2's mamba_split_conv1d_scan_combined keeps in_proj's
+  // output, the scan output and the gated norm's rstd per group.
+  void state_space(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
+    const auto& m = *n.ssm;
+    const int c = p_.compute;
+    linear_inputs(a, n, 0, 1, tokens * d_in, in_bytes, "in_proj input");
+    lora_bottlenecks(a, n, tokens);
+    a.saved.push_back({"in_proj output", tokens * m.projection, c});
+    if (m.version == 1) {
+      constexpr std::int64_t kScanChunk = 2048;  // selective_scan_cuda's chunk length
+      a.saved.push_back({"conv1d output", tokens * m.inner, c});
+      a.saved.push_back({"x_proj output (dt, B, C)", tokens * (m.time_step_rank + 2 * m.state), c});
+      a.saved.push_back({"dt", tokens * m.inner, c});
+      a.saved.push_back({"B and C", tokens * 2 * m.state, c});
+      a.saved.push_back({"scan output", tokens * m.inner, c});
+      a.saved.push_back({"scan chunk states (fp32)", m.inner * ((tokens + kScanChunk - 1) / kScanChunk) * 2 * m.state, 4});
+    } else {
+      a.saved.push_back({"scan output", tokens * m.inner, c});
+      a.saved.push_back({"gated RMSNorm rstd", tokens * m.groups, 4});
+    }
+    if (!ssm_note_) {
+      notes_.push_back("Mamba mixers are sized for the mamba-ssm / causal-conv1d CUDA kernels; without them "
+                       "transformers' sequential scan keeps an [inner x state] state for every token");
+      ssm_note_ = true;
+    }
+    output_dropout(a, n);
+  }
+
   const graph::Graph& g_;
   const Setup& s_;
   const std::vector<WeightRole>& roles_;
@@ -285,7 +442,7 @@ class Builder {
   Precision p_{};
   LogitsTerms logits_;
   std::vector<std::string> notes_;
-  bool lora_dropout_seen_ = false, lora_note_ = false, eager_note_ = false;
+  bool lora_dropout_seen_ = false, lora_note_ = false, eager_note_ = false, ssm_note_ = false;
 };
 
 }  // namespace

@@ -54,6 +54,10 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
       }
       double elems = static_cast<double>(spec.scalars());
       double positions = spec.shape.size() == 4 ? static_cast<double>(tokens_of(n.out)) : tokens;
+      // A routed expert's weights see top_k / experts of the tokens on average.
+      if (n.moe && n.moe->experts > 0 &&
+          std::find(n.moe->routed_tensors.begin(), n.moe->routed_tensors.end(), t) != n.moe->routed_tensors.end())
+        positions *= static_cast<double>(n.moe->top_k) / static_cast<double>(n.moe->experts);
       double fwd = 2.0 * positions * elems;
       c.flops_forward += fwd;
       bool trainable = full || n.type == graph::NodeType::Classifier;

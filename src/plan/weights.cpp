@@ -14,6 +14,8 @@ bool uses_matmul(NodeType t) {
     case NodeType::FeedForward:
     case NodeType::GatedFeedForward:
     case NodeType::MixtureOfExperts:
+    case NodeType::LatentAttention:
+    case NodeType::StateSpaceMixer:
     case NodeType::Linear:
     case NodeType::Pooler:
     case NodeType::Classifier:
@@ -40,12 +42,19 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     const auto& node = g.nodes[static_cast<std::size_t>(t.node)];
     auto& r = roles[i];
     r.tensor = static_cast<int>(i);
-    bool is_weight = t.kind == graph::TensorKind::Parameter && t.name.ends_with("weight") &&
-                     (t.shape.size() == 2 || t.shape.size() == 4);
+    // Routed experts' matrices are matmul weights whatever their layout: stacked [experts, out, in]
+    // (GraniteMoE's ParallelExperts) or bare parameters (DBRX's w1/v1/w2), one matmul per expert.
+    const bool expert_matrix = node.moe && t.shape.size() >= 2 &&
+                               std::find(node.moe->routed_tensors.begin(), node.moe->routed_tensors.end(),
+                                         static_cast<int>(i)) != node.moe->routed_tensors.end();
+    bool is_weight = t.kind == graph::TensorKind::Parameter &&
+                     ((t.name.ends_with("weight") && (t.shape.size() == 2 || t.shape.size() == 4)) || expert_matrix);
     r.matmul = is_weight && uses_matmul(node.type);
     r.head = node.type == NodeType::LMHead || node.type == NodeType::Classifier;
     // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions are left alone.
-    r.lora_target = r.matmul && !r.head && t.shape.size() == 2 && node.type != NodeType::PatchEmbed;
+    // Only nn.Linear modules (a `.weight` of rank 2) are adapted: not stacked or bare expert parameters.
+    r.lora_target = r.matmul && !r.head && t.shape.size() == 2 && t.name.ends_with("weight") &&
+                    node.type != NodeType::PatchEmbed;
     if (r.lora_target && !s.lora_targets.empty())
       r.lora_target = std::find(s.lora_targets.begin(), s.lora_targets.end(), leaf_module(t.name)) != s.lora_targets.end();
     if (r.lora_target) r.lora_parameters = s.lora_rank * (t.shape[0] + t.shape[1]);

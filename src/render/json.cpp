@@ -37,6 +37,7 @@ Json summary_json(const report::Report& r) {
 
   Json params = {{"derived", r.derived_scalars()},
                  {"trainable", g.parameter_count()},
+                 {"active_parameters", g.active_parameter_count()},
                  {"checkpoint", nullptr},
                  {"delta", nullptr},
                  {"delta_percent", nullptr}};
@@ -104,6 +105,11 @@ Json layers_json(const graph::Graph& g) {
       row["feed_forward"] = {{"intermediate", n.feed_forward->intermediate},
                              {"activation", n.feed_forward->activation},
                              {"gated", n.feed_forward->gated}};
+    if (n.moe)
+      row["moe"] = {{"experts", n.moe->experts},
+                    {"top_k", n.moe->top_k},
+                    {"intermediate", n.moe->intermediate},
+                    {"shared_intermediate", n.moe->shared_intermediate}};
     layers.push_back(std::move(row));
   }
   return layers;
@@ -173,6 +179,9 @@ void write_layers(fmt::memory_buffer& out, const graph::Graph& g) {
       quoted(out, n.feed_forward->activation);
       fmt::format_to(it, ", \"gated\": {}}}", n.feed_forward->gated);
     }
+    if (n.moe)
+      fmt::format_to(it, ", \"moe\": {{\"experts\": {}, \"top_k\": {}, \"intermediate\": {}, \"shared_intermediate\": {}}}",
+                     n.moe->experts, n.moe->top_k, n.moe->intermediate, n.moe->shared_intermediate);
     out.push_back('}');
   }
   fmt::format_to(it, "\n  ]");

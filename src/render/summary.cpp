@@ -32,6 +32,21 @@ std::vector<std::string> summary_lines(const report::Report& r) {
     params += " · no checkpoint read";
   }
   lines.push_back(params);
+  if (g.has_experts()) {
+    const graph::MoEAttrs* first = nullptr;
+    int moe_layers = 0;
+    for (const auto& n : g.nodes)
+      if (n.moe) {
+        if (!first) first = &*n.moe;
+        ++moe_layers;
+      }
+    lines.push_back(fmt::format("Active parameters per token: {} of {} trainable ({} expert layer{}, each token runs "
+                                "{} of {} routed experts{}); memory holds every expert, compute and activations "
+                                "follow the routing",
+                                thousands(g.active_parameter_count()), thousands(g.parameter_count()), moe_layers,
+                                moe_layers == 1 ? "" : "s", first->top_k, first->experts,
+                                first->shared_intermediate > 0 ? " plus the shared expert" : ""));
+  }
   if (r.hub && r.hub->safetensors_total)
     lines.push_back(fmt::format("Hub's own count (safetensors.total): {} · ours differs by {}",
                                 thousands(*r.hub->safetensors_total),

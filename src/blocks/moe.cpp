@@ -1,0 +1,62 @@
+#include "blocks/moe.hpp"
+
+#include <fmt/format.h>
+
+namespace neurarch::blocks {
+
+Value mixture_of_experts(GraphBuilder& b, const Value& x, const std::string& name, const MoESpec& s) {
+  Shape out_shape = x.shape;
+  out_shape.back() = s.hidden;
+  auto out = b.node(graph::NodeType::MixtureOfExperts, name, out_shape, {x}, s.module);
+  // The per-expert width is what lint's width rules and the report show as "the" FFN width.
+  b.at(out).feed_forward = graph::FeedForwardAttrs{s.hidden, s.intermediate, s.activation, s.gated};
+
+  linear_tensors(b, out, s.router, s.hidden, s.experts, s.router_bias);
+
+  const auto first_routed = b.at(out).tensors.size();
+  graph::MoEAttrs moe{.experts = s.experts, .top_k = s.top_k, .intermediate = s.intermediate,
+                      .shared_intermediate = s.shared.empty() ? 0 : s.shared_intermediate,
+                      .shared_gate = !s.shared_gate.empty(), .activation = s.activation, .gated = s.gated};
+  if (!s.stacked_input.empty()) {
+    const std::int64_t in_width = s.gated ? 2 * s.intermediate : s.intermediate;
+    b.parameter(out, s.stacked_input("weight"), {s.experts, in_width, s.hidden});
+    b.parameter(out, s.stacked_output("weight"), {s.experts, s.hidden, s.intermediate});
+    moe.expert_inputs = 1;
+    moe.routed_matmuls = 2;
+  } else if (!s.flat_experts.empty()) {
+    for (const auto& leaf : {s.gate, s.up, s.down})
+      b.parameter(out, s.flat_experts(leaf), {s.experts * s.intermediate, s.hidden});
+    moe.expert_inputs = 2;
+    moe.routed_matmuls = 3;
+  } else {
+    for (std::int64_t e = 0; e < s.experts; ++e) {
+      const Scope expert = s.experts_module / e;
+      if (s.gated) linear_tensors(b, out, expert / s.gate, s.hidden, s.intermediate, s.expert_bias);
+      linear_tensors(b, out, expert / s.up, s.hidden, s.intermediate, s.expert_bias);
+      linear_tensors(b, out, expert / s.down, s.intermediate, s.hidden, s.expert_bias);
+    }
+    moe.expert_inputs = s.gated ? 2 : 1;
+    moe.routed_matmuls = s.experts * (moe.expert_inputs + 1);
+  }
+  const auto& owned = b.at(out).tensors;
+  moe.routed_tensors.assign(owned.begin() + static_cast<std::ptrdiff_t>(first_routed), owned.end());
+
+  if (!s.shared.empty()) {
+    if (s.gated) linear_tensors(b, out, s.shared / s.gate, s.hidden, s.shared_intermediate, s.expert_bias);
+    linear_tensors(b, out, s.shared / s.up, s.hidden, s.shared_intermediate, s.expert_bias);
+    linear_tensors(b, out, s.shared / s.down, s.shared_intermediate, s.hidden, s.expert_bias);
+  }
+  if (!s.shared_gate.empty()) linear_tensors(b, out, s.shared_gate, s.hidden, 1, false);
+  b.at(out).moe = std::move(moe);
+
+  if (x.shape.back() != s.hidden)
+    b.fail(out, fmt::format("expects hidden size {}, receives {}", s.hidden, x.shape.back()));
+  if (s.experts <= 0) b.fail(out, fmt::format("{} experts: the router has nothing to route to", s.experts));
+  else if (s.top_k <= 0 || s.top_k > s.experts)
+    b.fail(out, fmt::format("routes each token to {} of {} experts: the router's top-k must be between 1 and the "
+                            "expert count (torch.topk fails otherwise)",
+                            s.top_k, s.experts));
+  return out;
+}
+
+}  // namespace neurarch::blocks

@@ -1,0 +1,42 @@
+#pragma once
+// The sparse mixture-of-experts feed-forward: a router picks top_k of `experts` identical MLPs for
+// each token, optionally beside a shared expert every token passes through. One graph node
+// (MixtureOfExperts) owns the router, every expert and the shared expert, and carries MoEAttrs so
+// the planner can tell held weights (all experts) from the work each token does (top_k experts).
+#include <cstdint>
+#include <string>
+
+#include "blocks/blocks.hpp"
+
+namespace neurarch::blocks {
+
+struct MoESpec {
+  std::int64_t hidden = 0;
+  std::int64_t intermediate = 0;  ///< one routed expert's width
+  std::int64_t experts = 0;
+  std::int64_t top_k = 0;
+  std::string activation = "silu";
+  bool gated = true;  ///< down(act(gate(x)) * up(x))
+  Scope module;       ///< the MoE module (node path)
+  Scope router;       ///< nn.Linear(hidden, experts)
+  bool router_bias = false;
+  /// One module per expert: experts_module / i / {gate, up, down}.
+  Scope experts_module;
+  std::string gate = "gate_proj", up = "up_proj", down = "down_proj";
+  bool expert_bias = false;
+  /// Stacked experts (ParallelExperts): `stacked_input.weight` [experts, (2x) intermediate, hidden]
+  /// and `stacked_output.weight` [experts, hidden, intermediate]; used when not empty.
+  Scope stacked_input, stacked_output;
+  /// Flat expert parameters (DBRX): flat_experts.{gate, up, down}, each [experts x intermediate,
+  /// hidden] with no `.weight` suffix (down stored transposed); used when not empty.
+  Scope flat_experts;
+  /// The always-on shared expert (same projection names as the routed ones); absent when empty.
+  Scope shared;
+  std::int64_t shared_intermediate = 0;
+  Scope shared_gate;  ///< nn.Linear(hidden, 1) whose sigmoid scales the shared expert; absent when empty
+};
+
+/// [..., hidden] -> [..., hidden] through the routed (and shared) experts.
+Value mixture_of_experts(GraphBuilder& b, const Value& x, const std::string& name, const MoESpec& spec);
+
+}  // namespace neurarch::blocks

@@ -1,0 +1,43 @@
+// Mixtral (models/mixtral/modeling_mixtral.py + configuration_mixtral.py, transformers 4.47.1):
+// Mistral's attention (no biases, 8 KV heads, head_dim key else hidden / heads, sliding_window
+// null by default) with every MLP replaced by block_sparse_moe: a bias-free router `gate`
+// [num_local_experts, hidden] and experts.<i>.{w1 (gate), w3 (up), w2 (down)}, each token sent
+// to num_experts_per_tok of them.
+#include "families/moe_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  const Config& c = in.config;
+  decoder::DecoderSpec s = decoder::read_llama_config(
+      c, {.vocab = 32000, .hidden = 4096, .intermediate = 14336, .layers = 32, .heads = 32, .kv_heads = 8,
+          .positions = 4096 * 32, .activation = "silu", .tie_word_embeddings = false});
+  s.window = decoder::window_or_none(c, "sliding_window", 0);
+  const std::int64_t experts = c.integer({"num_local_experts"}, 8);
+  const std::int64_t top_k = c.integer({"num_experts_per_tok"}, 2);
+  const blocks::MoESpec base{.hidden = s.hidden, .intermediate = s.intermediate, .experts = experts, .top_k = top_k,
+                             .activation = s.activation, .gate = "w1", .up = "w3", .down = "w2"};
+  s.mlp_override = moe::layer_hook({}, [base](std::int64_t, const graph::Scope& layer) {
+    blocks::MoESpec m = base;
+    m.module = layer / "block_sparse_moe";
+    m.router = m.module / "gate";
+    m.experts_module = m.module / "experts";
+    return m;
+  });
+  return decoder::build_decoder(in, b, s);
+}
+
+}  // namespace
+
+const Family& mixtral_family() {
+  static const Family family{"mixtral",
+                             "models/mixtral/modeling_mixtral.py",
+                             {{"MixtralModel", Head::Base},
+                              {"MixtralForCausalLM", Head::CausalLM},
+                              {"MixtralForSequenceClassification", Head::SequenceClassification}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families
