@@ -76,6 +76,15 @@ const Family& qwen2_family();
 // encoder-decoder and speech families (declarations)
 //   (end of encoder-decoder declarations)
 // decoders II and encoders II (declarations)
+const Family& gemma3_text_family();
+const Family& falcon_family();
+const Family& opt_family();
+const Family& deberta_v2_family();
+const Family& deberta_family();
+const Family& albert_family();
+const Family& mpnet_family();
+const Family& mobilebert_family();
+const Family& modernbert_family();
 //   (end of encoders II declarations)
 // vision and multimodal II (declarations)
 //   (end of vision II declarations)
@@ -171,6 +180,15 @@ const RegistryRow kRegistry[] = {
     // encoder-decoder and speech families (rows)
     //   (end of encoder-decoder rows)
     // decoders II and encoders II (rows)
+    {"gemma3_text",            gemma3_text_family},
+    {"falcon",                 falcon_family},
+    {"opt",                    opt_family},
+    {"deberta-v2",             deberta_v2_family},
+    {"deberta",                deberta_family},
+    {"albert",                 albert_family},
+    {"mpnet",                  mpnet_family},
+    {"mobilebert",             mobilebert_family},
+    {"modernbert",             modernbert_family},
     //   (end of encoders II rows)
     // vision and multimodal II (rows)
     //   (end of vision II rows)

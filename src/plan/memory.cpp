@@ -1,6 +1,8 @@
 #include "plan/memory.hpp"
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 
 #include "plan/weights.hpp"
 
@@ -47,12 +49,15 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
   const auto opt = optimizer_bytes(s.optimizer);
 
   std::int64_t largest_matmul = 0;
+  // Autocast caches one bf16 cast per leaf tensor: a tied head casts the embedding once (its lookup
+  // reads fp32), and a weight shared by several layers (ALBERT) is cast once for all of them.
+  std::set<std::string_view> cast_once;
   for (std::size_t i = 0; i < g.tensors.size(); ++i) {
     const auto& t = g.tensors[i];
     const auto& r = roles[i];
     const std::size_t node = static_cast<std::size_t>(t.node);
-    if (r.matmul && s.autocast_bf16 && full) {
-      std::int64_t copy = allocator_rounded(elements(t) * 2, rt);  // tied heads cast the shared weight again
+    if (r.matmul && s.autocast_bf16 && full && cast_once.insert(t.saved() ? t.name : t.tied_to).second) {
+      std::int64_t copy = allocator_rounded(elements(t) * 2, rt);
       static_.autocast_copies += copy;
       node_copies_[node] += copy;
     }

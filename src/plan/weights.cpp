@@ -40,8 +40,9 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     const auto& node = g.nodes[static_cast<std::size_t>(t.node)];
     auto& r = roles[i];
     r.tensor = static_cast<int>(i);
-    bool is_weight = t.kind == graph::TensorKind::Parameter && t.name.ends_with("weight") &&
-                     (t.shape.size() == 2 || t.shape.size() == 4);
+    // Linear [out, in], Conv1d [out, in / groups, k] and Conv2d [out, in / groups, kh, kw] weights.
+    bool is_weight = t.kind == graph::TensorKind::Parameter && t.name.ends_with("weight") && t.shape.size() >= 2 &&
+                     t.shape.size() <= 4;
     r.matmul = is_weight && uses_matmul(node.type);
     r.head = node.type == NodeType::LMHead || node.type == NodeType::Classifier;
     // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions are left alone.
