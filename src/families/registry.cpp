@@ -85,6 +85,7 @@ const Family& albert_family();
 const Family& mpnet_family();
 const Family& mobilebert_family();
 const Family& modernbert_family();
+const Family& funnel_family();
 //   (end of encoders II declarations)
 // vision and multimodal II (declarations)
 //   (end of vision II declarations)
@@ -189,6 +190,7 @@ const RegistryRow kRegistry[] = {
     {"mpnet",                  mpnet_family},
     {"mobilebert",             mobilebert_family},
     {"modernbert",             modernbert_family},
+    {"funnel",                 funnel_family},
     //   (end of encoders II rows)
     // vision and multimodal II (rows)
     //   (end of vision II rows)
