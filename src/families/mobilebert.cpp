@@ -7,6 +7,8 @@
 // run before the layer's own, and output.bottleneck widens back with a residual to the layer input.
 // normalization_type "no_norm" is an elementwise affine (weight, bias) instead of LayerNorm. The MLM
 // head multiplies by [decoder (tied, embedding_size wide) ; dense (hidden - embedding_size wide)].
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "families/family.hpp"
@@ -178,13 +180,19 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     const Scope head = Scope("cls") / "predictions";
     auto t = dense(b, h, "MLM_Transform", head / "transform" / "dense", d.hidden, d.hidden, true, d.activation);
     t = norm(b, t, "MLM_LayerNorm", {head / "transform" / "LayerNorm"});
-    const bool tie = c.flag({"tie_word_embeddings"}, true);
-    auto logits = lm_head(b, t, "LM_Head",
-                          {.module = head / "decoder", .hidden = embedding, .vocab = vocab, .bias = true,
-                           .tied_weight = tie ? (emb / "word_embeddings")("weight") : std::string(),
-                           .tied_bias = head("bias"), .extra_bias = head("bias")});
-    // The rest of the output matrix: hidden - embedding_size more rows, stored transposed.
-    b.parameter(logits, (head / "dense")("weight"), {d.hidden - embedding, vocab});
+    // logits = h @ [decoder.weight^T ; dense.weight]: the tied [vocab, embedding_size] matrix supplies
+    // the first embedding_size input features, the head's own dense the remaining hidden - embedding_size.
+    Shape shape = t.shape;
+    shape.back() = vocab;
+    auto logits = b.node(NodeType::LMHead, "LM_Head", shape, {t}, head);
+    const std::string words = (emb / "word_embeddings")("weight");
+    if (c.flag({"tie_word_embeddings"}, true))
+      b.tied(logits, (head / "decoder")("weight"), {vocab, embedding}, words);
+    else
+      b.parameter(logits, (head / "decoder")("weight"), {vocab, embedding});
+    b.parameter(logits, (head / "dense")("weight"), {std::max<std::int64_t>(d.hidden - embedding, 0), vocab});
+    b.parameter(logits, head("bias"), {vocab});
+    b.tied(logits, (head / "decoder")("bias"), {vocab}, head("bias"));
     if (embedding > d.hidden)
       b.fail(logits, fmt::format("embedding_size {} exceeds hidden_size {}: the head's dense would have no rows",
                                  embedding, d.hidden));

@@ -184,6 +184,12 @@ TEST(MobileBertGraph, LayerNormAndNoBottleneck) {
   EXPECT_TRUE(g.forward.ok) << g.forward.reason;
 }
 
+TEST(MobileBertGraph, MaskedLmHeadReadsTheFullHiddenWidth) {
+  auto m = build(R"({"model_type": "mobilebert", "num_hidden_layers": 1})", "MobileBertForMaskedLM");
+  EXPECT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(node(m.graph, "LM_Head")->out, (graph::Shape{512, 30522}));
+}
+
 TEST(ModernBertGraph, AlternatingWindowsAndBiases) {
   auto m = build(R"({"model_type": "modernbert", "num_hidden_layers": 4, "global_attn_every_n_layers": 2,
       "local_attention": 64, "attention_bias": true, "mlp_bias": true, "norm_bias": true})");
