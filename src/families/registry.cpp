@@ -90,6 +90,16 @@ const Family& jetmoe_family();
 // encoder-decoder and speech families (declarations)
 //   (end of encoder-decoder declarations)
 // decoders II and encoders II (declarations)
+const Family& gemma3_text_family();
+const Family& falcon_family();
+const Family& opt_family();
+const Family& deberta_v2_family();
+const Family& deberta_family();
+const Family& albert_family();
+const Family& mpnet_family();
+const Family& mobilebert_family();
+const Family& modernbert_family();
+const Family& funnel_family();
 //   (end of encoders II declarations)
 // vision and multimodal II (declarations)
 //   (end of vision II declarations)
@@ -198,6 +208,16 @@ const RegistryRow kRegistry[] = {
     // encoder-decoder and speech families (rows)
     //   (end of encoder-decoder rows)
     // decoders II and encoders II (rows)
+    {"gemma3_text",            gemma3_text_family},
+    {"falcon",                 falcon_family},
+    {"opt",                    opt_family},
+    {"deberta-v2",             deberta_v2_family},
+    {"deberta",                deberta_family},
+    {"albert",                 albert_family},
+    {"mpnet",                  mpnet_family},
+    {"mobilebert",             mobilebert_family},
+    {"modernbert",             modernbert_family},
+    {"funnel",                 funnel_family},
     //   (end of encoders II rows)
     // vision and multimodal II (rows)
     //   (end of vision II rows)

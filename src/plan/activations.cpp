@@ -338,9 +338,11 @@ class Builder {
     std::size_t input_projections = saving.size() >= 3 ? 2 : 1;  // gate + up, or fc1 / fused gate_up
     linear_inputs(a, n, 0, input_projections, tokens * d_in, in_bytes, "MLP input");
     lora_bottlenecks(a, n, tokens);
-    activation(a, f.activation, inter);
+    const bool down_saves = !saving.empty() && saving.back();
+    // ReLU's backward reads its output, which is the very tensor an ungated down projection keeps.
+    if (f.gated || f.activation != "relu" || !down_saves) activation(a, f.activation, inter);
     if (f.gated) a.saved.push_back({"gate activation and up projection (for the product)", inter * 2, c});
-    if (!saving.empty() && saving.back()) a.saved.push_back({"down projection input", inter, c});
+    if (down_saves) a.saved.push_back({"down projection input", inter, c});
     output_dropout(a, n);
   }
 

@@ -1,6 +1,9 @@
 #include "plan/memory.hpp"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
 
 #include "plan/weights.hpp"
 
@@ -47,12 +50,23 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
   const auto opt = optimizer_bytes(s.optimizer);
 
   std::int64_t largest_matmul = 0;
+  // Autocast caches one bf16 cast per leaf tensor: a tied head casts the embedding once (its lookup
+  // reads fp32), and a weight shared by several layers (ALBERT) is cast once for all of them.
+  std::set<std::string_view> cast_once;
+  // A weight used by several nodes gets its gradient at the first backward that reaches it: the
+  // last node using it (a tied head, a shared layer group's last application).
+  std::map<std::string_view, std::size_t> last_user;
+  for (const auto& t : g.tensors)
+    if (!t.saved()) {
+      auto& user = last_user[t.tied_to];
+      user = std::max(user, static_cast<std::size_t>(t.node));
+    }
   for (std::size_t i = 0; i < g.tensors.size(); ++i) {
     const auto& t = g.tensors[i];
     const auto& r = roles[i];
     const std::size_t node = static_cast<std::size_t>(t.node);
-    if (r.matmul && s.autocast_bf16 && full) {
-      std::int64_t copy = allocator_rounded(elements(t) * 2, rt);  // tied heads cast the shared weight again
+    if (r.matmul && s.autocast_bf16 && full && cast_once.insert(t.saved() ? t.name : t.tied_to).second) {
+      std::int64_t copy = allocator_rounded(elements(t) * 2, rt);
       static_.autocast_copies += copy;
       node_copies_[node] += copy;
     }
@@ -90,7 +104,9 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
     trainable_ += trainable_here;
     node_trainable_[node] += trainable_here;
     node_params_[node] += static_.parameters - params_before;
-    node_grads_[node] += allocator_rounded(trainable_here * 4, rt);
+    const auto user = last_user.find(t.name);
+    const std::size_t grad_node = user == last_user.end() ? node : std::max(node, user->second);
+    node_grads_[grad_node] += allocator_rounded(trainable_here * 4, rt);
   }
   static_.gradients = 0;
   for (auto b : node_grads_) static_.gradients += b;

@@ -47,8 +47,9 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     const bool expert_matrix = node.moe && t.shape.size() >= 2 &&
                                std::find(node.moe->routed_tensors.begin(), node.moe->routed_tensors.end(),
                                          static_cast<int>(i)) != node.moe->routed_tensors.end();
+    // Linear [out, in], Conv1d [out, in / groups, k] and Conv2d [out, in / groups, kh, kw] weights.
     bool is_weight = t.kind == graph::TensorKind::Parameter &&
-                     ((t.name.ends_with("weight") && (t.shape.size() == 2 || t.shape.size() == 4)) || expert_matrix);
+                     ((t.name.ends_with("weight") && t.shape.size() >= 2 && t.shape.size() <= 4) || expert_matrix);
     r.matmul = is_weight && uses_matmul(node.type);
     r.head = node.type == NodeType::LMHead || node.type == NodeType::Classifier;
     // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions are left alone.
