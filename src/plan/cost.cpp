@@ -53,7 +53,8 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
         continue;
       }
       double elems = static_cast<double>(spec.scalars());
-      double positions = spec.shape.size() == 4 ? static_cast<double>(tokens_of(n.out)) : tokens;
+      // A convolution's kernel slides over its output positions (Conv1d outputs are [frames, channels]).
+      double positions = spec.shape.size() >= 3 ? static_cast<double>(tokens_of(n.out)) : tokens;
       double fwd = 2.0 * positions * elems;
       c.flops_forward += fwd;
       bool trainable = full || n.type == graph::NodeType::Classifier;

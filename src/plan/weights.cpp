@@ -19,6 +19,7 @@ bool uses_matmul(NodeType t) {
     case NodeType::Classifier:
     case NodeType::LMHead:
     case NodeType::PatchEmbed:
+    case NodeType::Conv1d:
       return true;
     default:
       return false;
@@ -40,8 +41,9 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     const auto& node = g.nodes[static_cast<std::size_t>(t.node)];
     auto& r = roles[i];
     r.tensor = static_cast<int>(i);
-    bool is_weight = t.kind == graph::TensorKind::Parameter && t.name.ends_with("weight") &&
-                     (t.shape.size() == 2 || t.shape.size() == 4);
+    // A weight-normed convolution multiplies by weight_g * weight_v / |weight_v|: weight_v is its matrix.
+    bool is_weight = t.kind == graph::TensorKind::Parameter && (t.name.ends_with("weight") || t.name.ends_with("weight_v")) &&
+                     (t.shape.size() >= 2 && t.shape.size() <= 4);
     r.matmul = is_weight && uses_matmul(node.type);
     r.head = node.type == NodeType::LMHead || node.type == NodeType::Classifier;
     // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions are left alone.
