@@ -71,7 +71,16 @@ class StackBuilder {
         break;
       case Positions::SinusoidStored:
         // A fixed table looked up by position: requires_grad is off, but a longer sequence has no row.
-        x = learned_positions(b_, x, prefix + "Sinusoidal_Position_Embedding", positions, d_.max_positions, d_.d_model);
+        if (in_.head == Head::Seq2SeqLM && layout_.lm_drops_positions) {
+          x = b_.node(graph::NodeType::LearnedPosEmbed, prefix + "Sinusoidal_Position_Embedding", x.shape, {x},
+                      positions);
+          if (x.shape.size() >= 2 && x.shape[x.shape.size() - 2] > d_.max_positions)
+            b_.fail(x, fmt::format("requested sequence {} exceeds the {} rows of the sinusoidal position table",
+                                   x.shape[x.shape.size() - 2], d_.max_positions));
+        } else {
+          x = learned_positions(b_, x, prefix + "Sinusoidal_Position_Embedding", positions, d_.max_positions,
+                                d_.d_model);
+        }
         break;
       case Positions::SinusoidBuffer:
         // Regenerated for any length and never saved: a node without tensors.

@@ -36,6 +36,9 @@ struct Layout {
   bool final_logits_bias = true;     ///< the LM class registers a [1, vocab] buffer added to the logits
   bool marian_vocab = false;         ///< share_encoder_decoder_embeddings / decoder_vocab_size (Marian)
   bool sdpa = true;                  ///< false: the reference has only the eager attention class
+  /// The LM class lists the stored sinusoid in _keys_to_ignore_on_save (MarianMTModel): the table
+  /// exists but its checkpoint leaves it out.
+  bool lm_drops_positions = false;
 };
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout);

@@ -2,6 +2,7 @@
 // post-norm like BART without layernorm_embedding, a stored sinusoid for positions. With
 // share_encoder_decoder_embeddings false the stacks own copies of the source table and the head
 // predicts decoder_vocab_size tokens. Defaults: vocab 58101, pad 58100. Attention is eager only.
+// MarianMTModel leaves both position tables out of its checkpoint (_keys_to_ignore_on_save).
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
@@ -11,7 +12,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                                 .positions = bart::Positions::SinusoidStored,
                                 .layernorm_embedding = false,
                                 .marian_vocab = true,
-                                .sdpa = false});
+                                .sdpa = false,
+                                .lm_drops_positions = true});
 }
 }  // namespace
 
