@@ -24,7 +24,7 @@ Value attention(GraphBuilder& b, const Value& x, const std::string& name, const 
     linear_tensors(b, out, s.qkv, s.hidden, q_out + 2 * kv_out, s.qkv_bias, s.layout);
   } else {
     linear_tensors(b, out, s.q, s.hidden, q_out, s.qkv_bias, s.layout);
-    linear_tensors(b, out, s.k, s.hidden, kv_out, s.qkv_bias, s.layout);
+    linear_tensors(b, out, s.k, s.hidden, kv_out, s.qkv_bias && s.k_bias, s.layout);
     linear_tensors(b, out, s.v, s.hidden, kv_out, s.qkv_bias, s.layout);
   }
   linear_tensors(b, out, s.o, q_out, s.hidden, s.o_bias, s.layout);
@@ -45,7 +45,7 @@ Value feed_forward(GraphBuilder& b, const Value& x, const std::string& name, con
   out_shape.back() = s.hidden;
   auto out = b.node(s.gated ? graph::NodeType::GatedFeedForward : graph::NodeType::FeedForward, name, out_shape, {x},
                     s.module);
-  b.at(out).feed_forward = graph::FeedForwardAttrs{s.hidden, s.intermediate, s.activation, s.gated};
+  b.at(out).feed_forward = graph::FeedForwardAttrs{s.hidden, s.intermediate, s.activation, s.gated, s.inner_dropout};
   b.at(out).dropout = s.output_dropout;
   if (!s.gate_up.empty()) {
     linear_tensors(b, out, s.gate_up, s.hidden, 2 * s.intermediate, s.bias, s.layout);

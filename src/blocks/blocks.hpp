@@ -53,6 +53,7 @@ struct AttentionSpec {
   double dropout = 0.0;         ///< attention-probability dropout
   double output_dropout = 0.0;  ///< dropout after the output projection (resid_pdrop, hidden_dropout_prob)
   bool rotary = false;          ///< RoPE on q and k
+  bool k_bias = true;           ///< false: k has no bias even with qkv_bias (Whisper's k_proj)
 };
 
 /// Self-attention over x: Multi-Head, Grouped-Query or Multi-Query by the head counts.
@@ -70,6 +71,7 @@ struct FeedForwardSpec {
   bool down_bias = true;
   WeightLayout layout = WeightLayout::Linear;
   double output_dropout = 0.0;  ///< dropout after the down projection
+  double inner_dropout = 0.0;   ///< dropout between the activation and the down projection
 };
 
 Value feed_forward(GraphBuilder& b, const Value& x, const std::string& name, const FeedForwardSpec& spec);

@@ -28,6 +28,7 @@ struct Args {
   std::string revision;
   std::optional<std::int64_t> seq;
   std::optional<std::int64_t> image_size;
+  std::optional<std::int64_t> target_seq;
   std::string checkpoint;
   bool no_checkpoint = false;
   bool tensors = false;
@@ -170,6 +171,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   app.add_option("--revision", a.revision, "branch, tag or commit (the local Hugging Face cache first, then the Hub)");
   app.add_option("--seq", a.seq, "sequence length for text models (default: max positions, capped at 2048)");
   app.add_option("--image-size", a.image_size, "image side in pixels for vision models (default: the config's)");
+  app.add_option("--target-seq", a.target_seq,
+                 "decoder tokens of encoder-decoders (default: the source length, within the decoder's positions)");
   app.add_option("--checkpoint", a.checkpoint, "safetensors file or folder to compare against (headers only)");
   app.add_flag("--no-checkpoint", a.no_checkpoint, "do not read checkpoint headers even when present");
   app.add_flag("--tensors", a.tensors, "list every tensor in the text report");
@@ -243,6 +246,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     to.build.class_name = a.class_name;
     to.build.seq = a.seq;
     to.build.image_size = a.image_size;
+    to.build.target_seq = a.target_seq;
     to.read_checkpoint = !a.no_checkpoint;
     if (!a.checkpoint.empty()) to.checkpoint = fs::path(a.checkpoint);
     if (a.plan) to.plan = plan_options(a);

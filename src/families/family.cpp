@@ -13,6 +13,10 @@ std::int64_t BuildInput::image_size(std::int64_t configured) const {
   return requested_image_size ? *requested_image_size : configured;
 }
 
+std::int64_t BuildInput::target_length(std::int64_t fallback) const {
+  return requested_target_seq ? *requested_target_seq : fallback;
+}
+
 std::int64_t BuildInput::num_labels() const {
   if (const auto* labels = config.raw({"id2label"}); labels && labels->is_object() && !labels->empty())
     return static_cast<std::int64_t>(labels->size());

@@ -22,6 +22,7 @@ enum class Head {
   TokenClassification,
   QuestionAnswering,
   ImageClassification,
+  Seq2SeqLM,  ///< encoder-decoder with an LM head on the decoder (T5ForConditionalGeneration)
 };
 
 /// Default sequence length when the user gives none: the model's positions, capped here because
@@ -34,11 +35,14 @@ struct BuildInput {
   Head head = Head::Base;
   std::optional<std::int64_t> requested_seq;
   std::optional<std::int64_t> requested_image_size;
+  std::optional<std::int64_t> requested_target_seq;  ///< --target-seq: decoder tokens of encoder-decoders
 
   /// --seq, else min(max_positions, kDefaultSequenceCap).
   std::int64_t sequence_length(std::int64_t max_positions) const;
   /// --image-size, else the configured size.
   std::int64_t image_size(std::int64_t configured) const;
+  /// --target-seq, else `fallback` (the family's choice, from the config).
+  std::int64_t target_length(std::int64_t fallback) const;
   /// len(id2label), else num_labels, else 2 (PretrainedConfig's default).
   std::int64_t num_labels() const;
 };

@@ -88,6 +88,17 @@ const Family& dbrx_family();
 const Family& jetmoe_family();
 //   (end of MoE/SSM declarations)
 // encoder-decoder and speech families (declarations)
+const Family& t5_family();
+const Family& mt5_family();
+const Family& umt5_family();
+const Family& bart_family();
+const Family& mbart_family();
+const Family& pegasus_family();
+const Family& marian_family();
+const Family& m2m_100_family();
+const Family& whisper_family();
+const Family& wav2vec2_family();
+const Family& hubert_family();
 //   (end of encoder-decoder declarations)
 // decoders II and encoders II (declarations)
 const Family& gemma3_text_family();
@@ -206,6 +217,17 @@ const RegistryRow kRegistry[] = {
     {"jetmoe",                 jetmoe_family},
     //   (end of MoE/SSM rows)
     // encoder-decoder and speech families (rows)
+    {"t5",                     t5_family},
+    {"mt5",                    mt5_family},
+    {"umt5",                   umt5_family},
+    {"bart",                   bart_family},
+    {"mbart",                  mbart_family},
+    {"pegasus",                pegasus_family},
+    {"marian",                 marian_family},
+    {"m2m_100",                m2m_100_family},
+    {"whisper",                whisper_family},
+    {"wav2vec2",               wav2vec2_family},
+    {"hubert",                 hubert_family},
     //   (end of encoder-decoder rows)
     // decoders II and encoders II (rows)
     {"gemma3_text",            gemma3_text_family},

@@ -17,10 +17,14 @@ std::string Scope::operator()(std::string_view leaf) const {
   return path_.empty() ? std::string(leaf) : path_ + "." + std::string(leaf);
 }
 
-Value GraphBuilder::input(Shape shape, std::string kind) {
-  graph_.input_shape = shape;
-  graph_.input_kind = std::move(kind);
-  return node(NodeType::Input, "Input", std::move(shape), {});
+Value GraphBuilder::input(Shape shape, std::string kind, std::string name) {
+  if (graph_.inputs.empty()) {
+    graph_.input_shape = shape;
+    graph_.input_kind = kind;
+  }
+  auto v = node(NodeType::Input, name, shape, {});
+  graph_.inputs.push_back(GraphInput{std::move(name), std::move(kind), std::move(shape), v.node});
+  return v;
 }
 
 Value GraphBuilder::node(NodeType type, std::string name, Shape out, std::initializer_list<Value> inputs,

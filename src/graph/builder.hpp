@@ -37,7 +37,9 @@ class GraphBuilder {
  public:
   explicit GraphBuilder(DType param_dtype = DType::F32) : param_dtype_(param_dtype) {}
 
-  Value input(Shape shape, std::string kind);
+  /// The first call declares the main input; later ones further inputs (decoder tokens), each
+  /// under its own node name.
+  Value input(Shape shape, std::string kind, std::string name = "Input");
   /// A node whose output shape the caller has computed from its inputs.
   Value node(NodeType type, std::string name, Shape out, std::initializer_list<Value> inputs,
              const Scope& module = Scope());

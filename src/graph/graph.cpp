@@ -11,9 +11,9 @@ constexpr std::array<std::string_view, kNodeTypeCount> kNodeTypeNames{
     "Multi-Query Attention", "Feed Forward", "Gated Feed Forward", "Mixture of Experts",
     "LayerScale",     "Add",           "Linear",            "Pooler",
     "LM Head",        "Classifier",    "Output",
-    "Latent Attention", "State Space Mixer",
+    "Latent Attention", "State Space Mixer", "Conv1d", "Relative Position Bias",
 };
-static_assert(static_cast<int>(NodeType::StateSpaceMixer) + 1 == kNodeTypeCount,
+static_assert(static_cast<int>(NodeType::RelativePositionBias) + 1 == kNodeTypeCount,
               "name table out of step with NodeType");
 }  // namespace
 
@@ -78,6 +78,22 @@ const TensorSpec* Graph::find_tensor(std::string_view name) const {
   for (const auto& t : tensors)
     if (t.name == name) return &t;
   return nullptr;
+}
+
+std::string_view Graph::input_kind_of(int node) const {
+  // Follow first inputs back to an Input node: a decoder's embedding reads the decoder's tokens
+  // even when the main input is audio. Inputs always precede their users, so this terminates.
+  while (node >= 0 && static_cast<std::size_t>(node) < nodes.size()) {
+    const Node& n = nodes[static_cast<std::size_t>(node)];
+    if (n.type == NodeType::Input) {
+      for (const auto& in : inputs)
+        if (in.node == node) return in.kind;
+      return input_kind;
+    }
+    if (n.inputs.empty()) return {};
+    node = n.inputs.front();
+  }
+  return {};
 }
 
 }  // namespace neurarch::graph

@@ -36,8 +36,11 @@ enum class NodeType {
   Output,
   LatentAttention,  ///< multi-head latent attention (DeepSeek's MLA): low-rank q and kv projections
   StateSpaceMixer,  ///< Mamba's selective-scan mixer (in_proj, causal conv1d, SSM scan, out_proj)
+  // encoder-decoder and speech families
+  Conv1d,                ///< a 1-D convolution over time (audio front-ends, positional convolutions)
+  RelativePositionBias,  ///< T5's bucketed relative-position table, added to the attention scores
 };
-inline constexpr int kNodeTypeCount = 21;
+inline constexpr int kNodeTypeCount = 23;
 
 /// NodeType::GroupedQueryAttention -> "Grouped-Query Attention"
 std::string_view node_type_name(NodeType t);
@@ -67,6 +70,12 @@ struct AttentionAttrs {
   double dropout = 0.0;     ///< attention-probability dropout in train mode
   bool rotary = false;      ///< RoPE applied to q and k (new tensors autograd keeps)
   bool fused_qkv = false;   ///< one projection reads the input once (GPT-2 c_attn)
+  /// Cross-attention: the node whose output k and v project (the encoder's last state), whose
+  /// length is kv_len; -1 for self-attention, where q, k and v read the node's first input.
+  int kv_input = -1;
+  /// false: the reference has only the eager path (T5's position bias), so the score and
+  /// probability matrices are kept whatever --attention says.
+  bool sdpa = true;
 };
 
 /// Multi-head latent attention's low-rank factorisation (DeepSeek-V2/V3): q through a
@@ -99,6 +108,27 @@ struct FeedForwardAttrs {
   std::int64_t intermediate = 0;
   std::string activation;
   bool gated = false;
+  double inner_dropout = 0.0;  ///< dropout between the activation and the down projection (T5, BART)
+};
+
+/// What a 1-D convolution computes; lengths are per sample, in frames.
+struct ConvAttrs {
+  std::int64_t in_channels = 0;
+  std::int64_t out_channels = 0;
+  std::int64_t kernel = 1;
+  std::int64_t stride = 1;
+  std::int64_t padding = 0;
+  std::int64_t groups = 1;
+  std::int64_t in_len = 0;
+  std::int64_t out_len = 0;
+};
+
+/// One input of the model: the main one (Graph::input_shape) or a further one (decoder tokens).
+struct GraphInput {
+  std::string name;  ///< the Input node's name: "Input", "Decoder_Input"
+  std::string kind;  ///< "tokens" | "pixels" | "audio" | "audio_features"
+  Shape shape;
+  int node = -1;
 };
 
 /// A mixture-of-experts layer: a router sends each token to top_k of `experts` identical routed
@@ -135,6 +165,7 @@ struct Node {
   std::optional<StateSpaceAttrs> ssm;          ///< set on StateSpaceMixer nodes
   std::string activation;  ///< for nodes that apply one (pooler tanh, head transform gelu)
   double dropout = 0.0;    ///< dropout on this node's output in train mode (a saved mask)
+  std::optional<ConvAttrs> conv;
 };
 
 /// The whole-graph shape check: the first node that cannot run, and why.
@@ -147,8 +178,9 @@ struct ForwardCheck {
 struct Graph {
   std::vector<Node> nodes;
   std::vector<TensorSpec> tensors;
-  Shape input_shape;       ///< per sample: [seq] token ids or [C, H, W] pixels
-  std::string input_kind;  ///< "tokens" | "pixels"
+  Shape input_shape;       ///< per sample, of the main input: [seq] token ids or [C, H, W] pixels
+  std::string input_kind;  ///< of the main input: "tokens" | "pixels" | "audio" | "audio_features"
+  std::vector<GraphInput> inputs;  ///< every input, the main one first (encoder-decoders have two)
   ForwardCheck forward;
   std::vector<std::string> notes;  ///< non-fatal remarks made while building
 
@@ -166,6 +198,8 @@ struct Graph {
   /// Nodes other than Input and Output.
   int layer_count() const;
   const TensorSpec* find_tensor(std::string_view name) const;
+  /// The kind of the input that a node's first-input chain starts from ("" when none).
+  std::string_view input_kind_of(int node) const;
 };
 
 }  // namespace neurarch::graph

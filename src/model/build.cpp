@@ -59,9 +59,13 @@ BuiltModel build_model(const Config& config, const BuildOptions& options) {
   }
   if (!cls) cls = &family->classes.front();
 
-  families::BuildInput input{config, std::string(cls->name), cls->head, options.seq, options.image_size};
+  families::BuildInput input{config, std::string(cls->name), cls->head, options.seq, options.image_size,
+                             options.target_seq};
   if (options.seq && *options.seq <= 0)
     throw Error(ErrorKind::InvalidInput, "--seq", fmt::format("sequence length must be positive, got {}", *options.seq));
+  if (options.target_seq && *options.target_seq <= 0)
+    throw Error(ErrorKind::InvalidInput, "--target-seq",
+                fmt::format("target sequence length must be positive, got {}", *options.target_seq));
   if (options.image_size && *options.image_size <= 0)
     throw Error(ErrorKind::InvalidInput, "--image-size",
                 fmt::format("image size must be positive, got {}", *options.image_size));

@@ -13,6 +13,7 @@ struct BuildOptions {
   std::string class_name;  ///< --class; empty: architectures[0], else the base class
   std::optional<std::int64_t> seq;
   std::optional<std::int64_t> image_size;
+  std::optional<std::int64_t> target_seq;  ///< --target-seq: decoder length of encoder-decoders
   /// dtype the checkpoint's parameters are declared in; empty: the config's torch_dtype, else F32
   std::optional<DType> param_dtype;
 };

@@ -144,11 +144,11 @@ class Builder {
 
     switch (n.type) {
       case NodeType::Input:
-        out = g_.input_kind == "tokens" ? 8 : 4;
+        out = g_.input_kind_of(n.index) == "tokens" ? 8 : 4;
         break;
       case NodeType::Embedding:
       case NodeType::LearnedPosEmbed:
-        if (g_.input_kind == "tokens" && full) a.saved.push_back({"lookup indices", tokens_of(n.out), 8});
+        if (g_.input_kind_of(n.index) == "tokens" && full) a.saved.push_back({"lookup indices", tokens_of(n.out), 8});
         out = std::max(in_bytes == 8 ? 0 : in_bytes, p_.params);
         break;
       case NodeType::PatchEmbed: {
@@ -231,6 +231,16 @@ class Builder {
         state_space(a, n, tokens, d_in, in_bytes);
         out = c;
         break;
+      case NodeType::RelativePositionBias:
+        // An embedding lookup of one bucket index per (query, key) pair; its [heads, q, k]
+        // output is added to the scores, which keeps nothing.
+        if (full && n.out.size() == 3) a.saved.push_back({"relative-position bucket indices", n.out[1] * n.out[2], 8});
+        out = p_.params;
+        break;
+      case NodeType::Conv1d:
+        conv1d(a, n, in_bytes);
+        out = c;
+        break;
     }
     out_bytes_[static_cast<std::size_t>(n.index)] = out;
     if (lora_dropout_seen_ && !lora_note_) {
@@ -244,14 +254,22 @@ class Builder {
   void attention(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
     const auto& at = *n.attention;
     const int c = p_.compute;
-    const std::int64_t h = at.heads, g = at.kv_heads, hd = at.head_dim;
-    std::size_t input_projections = at.fused_qkv ? 1 : 3;
-    linear_inputs(a, n, 0, input_projections, tokens * d_in, in_bytes, "q/k/v projections' input");
-    lora_bottlenecks(a, n, tokens);
-
+    const std::int64_t h = at.heads, g = at.kv_heads, hd = at.head_dim, tq = at.query_len, tk = at.kv_len;
+    const std::int64_t per_token = tokens / std::max<std::int64_t>(tq, 1);  // 1 unless the graph batches inside
     // k and v are expanded to every query head before SDPA when heads are grouped (repeat_kv).
     const std::int64_t kv_saved_heads = g < h ? h : g;
-    if (at.rotary) {
+    if (at.kv_input >= 0) {
+      cross_attention_inputs(a, n, tokens, d_in, in_bytes);
+    } else {
+      std::size_t input_projections = at.fused_qkv ? 1 : 3;
+      linear_inputs(a, n, 0, input_projections, tokens * d_in, in_bytes, "q/k/v projections' input");
+    }
+    lora_bottlenecks(a, n, tokens);
+
+    if (at.kv_input >= 0) {
+      a.saved.push_back({"q", tokens * h * hd, c});
+      a.saved.push_back({"k/v of the encoder states", per_token * tk * 2 * kv_saved_heads * hd, c});
+    } else if (at.rotary) {
       a.saved.push_back({"q/k projections (kept by RoPE)", tokens * (h + g) * hd, c});
       a.saved.push_back({"rotate_half(q/k)", tokens * (h + g) * hd, c});
       a.saved.push_back({"q after RoPE", tokens * h * hd, c});
@@ -260,7 +278,7 @@ class Builder {
     } else {
       a.saved.push_back({"q/k/v", tokens * (h + 2 * kv_saved_heads) * hd, c});
     }
-    attention_core(a, at, tokens, tokens * h * hd);
+    attention_core(a, n, at, tokens, tokens * h * hd);
     auto saving = saving_weights(n);
     if (!saving.empty() && saving.back())
       a.saved.push_back({"output projection input", tokens * h * hd, c});
@@ -269,11 +287,11 @@ class Builder {
 
   // What the attention product itself keeps: SDPA's output and log-sum-exp, or eager attention's
   // probability matrices. `output` is the elements of the heads' concatenated output.
-  void attention_core(NodeActivations& a, const graph::AttentionAttrs& at, std::int64_t tokens, std::int64_t output) {
+  void attention_core(NodeActivations& a, const Node& n, const graph::AttentionAttrs& at, std::int64_t tokens, std::int64_t output) {
     const int c = p_.compute;
     const std::int64_t h = at.heads, tq = at.query_len, tk = at.kv_len;
     const std::int64_t per_token = tokens / std::max<std::int64_t>(tq, 1);  // 1 unless the graph batches inside
-    if (s_.attention == AttentionImpl::SDPA) {
+    if (s_.attention == AttentionImpl::SDPA && at.sdpa) {
       // Flash / memory-efficient kernels keep the output and the log-sum-exp, never the scores;
       // their dropout is regenerated from the RNG state.
       a.saved.push_back({"attention output (SDPA)", output, c});
@@ -287,9 +305,15 @@ class Builder {
         a.saved.push_back({"attention dropout mask", scores, s_.dropout_mask_bytes});
         if (!p_.autocast) a.saved.push_back({"dropped attention probabilities", scores, c});
       }
-      if (!eager_note_) {
+      if (!eager_note_ && s_.attention != AttentionImpl::SDPA) {
         notes_.push_back("eager attention keeps the full score and probability matrices (heads x seq x seq)");
         eager_note_ = true;
+      }
+      if (!eager_only_note_ && !at.sdpa) {
+        notes_.push_back(fmt::format("{} has no SDPA path in the reference: its score and probability matrices "
+                                     "are kept whatever --attention says",
+                                     n.name));
+        eager_only_note_ = true;
       }
     }
   }
@@ -324,10 +348,45 @@ class Builder {
     if (l.qk_rope_head_dim > 0)
       a.saved.push_back({"q/k RoPE parts (fp32)", tokens * (h + 1) * l.qk_rope_head_dim, 4});
     a.saved.push_back({"q, k and v", tokens * h * (2 * qk + v), c});
-    attention_core(a, at, tokens, tokens * h * v);
+    attention_core(a, n, at, tokens, tokens * h * v);
     auto saving = saving_weights(n);
     if (!saving.empty() && saving.back()) a.saved.push_back({"output projection input", tokens * h * v, c});
     output_dropout(a, n);
+  }
+
+  // A convolution keeps its input for the weight gradient (cast once under autocast), plus what
+  // its activation function keeps.
+  void conv1d(NodeActivations& a, const Node& n, int in_bytes) {
+    const auto& cv = *n.conv;
+    linear_inputs(a, n, 0, 1, cv.in_channels * cv.in_len, in_bytes, "convolution input");
+    activation(a, n.activation, cv.out_channels * cv.out_len);
+    output_dropout(a, n);
+  }
+
+  // Cross-attention: q reads the decoder stream; k and v read the encoder's last state, which
+  // every decoder layer shares. Under autocast each k/v linear keeps its own bf16 cast of it;
+  // otherwise the one tensor is kept once for all layers.
+  void cross_attention_inputs(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in,
+                              int in_bytes) {
+    const auto& at = *n.attention;
+    linear_inputs(a, n, 0, 1, tokens * d_in, in_bytes, "q projection input");
+    const auto& memory = g_.nodes[static_cast<std::size_t>(at.kv_input)];
+    const int memory_bytes = out_bytes_[static_cast<std::size_t>(memory.index)];
+    const std::int64_t per_token = tokens / std::max<std::int64_t>(at.query_len, 1);
+    const std::int64_t elements = per_token * at.kv_len * (memory.out.empty() ? 0 : memory.out.back());
+    const bool cast = p_.autocast && memory_bytes > 2;
+    if (memory_saved_.size() != g_.nodes.size()) memory_saved_.assign(g_.nodes.size(), false);
+    if (!cast && memory_saved_[static_cast<std::size_t>(memory.index)]) {
+      // Only LoRA extras (dropout copies) would still be new; the states themselves are shared.
+      NodeActivations extra;
+      linear_inputs(extra, n, 1, 2, elements, memory_bytes, "k/v projections' input (encoder states)");
+      for (auto& t : extra.saved)
+        if (t.what.find("LoRA") != std::string::npos) a.saved.push_back(std::move(t));
+      return;
+    }
+    const std::size_t before = a.saved.size();
+    linear_inputs(a, n, 1, 2, elements, memory_bytes, "k/v projections' input (encoder states)");
+    if (!cast && a.saved.size() > before) memory_saved_[static_cast<std::size_t>(memory.index)] = true;
   }
 
   void feed_forward(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
@@ -342,6 +401,7 @@ class Builder {
     // ReLU's backward reads its output, which is the very tensor an ungated down projection keeps.
     if (f.gated || f.activation != "relu" || !down_saves) activation(a, f.activation, inter);
     if (f.gated) a.saved.push_back({"gate activation and up projection (for the product)", inter * 2, c});
+    if (f.inner_dropout > 0) a.saved.push_back({"dropout mask before the down projection", inter, s_.dropout_mask_bytes});
     if (down_saves) a.saved.push_back({"down projection input", inter, c});
     output_dropout(a, n);
   }
@@ -444,7 +504,8 @@ class Builder {
   Precision p_{};
   LogitsTerms logits_;
   std::vector<std::string> notes_;
-  bool lora_dropout_seen_ = false, lora_note_ = false, eager_note_ = false, ssm_note_ = false;
+  bool lora_dropout_seen_ = false, lora_note_ = false, eager_note_ = false, ssm_note_ = false, eager_only_note_ = false;
+  std::vector<bool> memory_saved_;  ///< encoder states already kept (uncast) by an earlier cross-attention
 };
 
 }  // namespace

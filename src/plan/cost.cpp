@@ -53,7 +53,9 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
         continue;
       }
       double elems = static_cast<double>(spec.scalars());
-      double positions = spec.shape.size() == 4 ? static_cast<double>(tokens_of(n.out)) : tokens;
+      // A convolution's kernel slides over its output positions (Conv1d outputs are [frames, channels]);
+      // stacked expert matrices [experts, out, in] are plain matmuls over the routed tokens.
+      double positions = spec.shape.size() >= 3 && !n.moe ? static_cast<double>(tokens_of(n.out)) : tokens;
       // A routed expert's weights see top_k / experts of the tokens on average.
       if (n.moe && n.moe->experts > 0 &&
           std::find(n.moe->routed_tensors.begin(), n.moe->routed_tensors.end(), t) != n.moe->routed_tensors.end())

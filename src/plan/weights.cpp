@@ -21,6 +21,7 @@ bool uses_matmul(NodeType t) {
     case NodeType::Classifier:
     case NodeType::LMHead:
     case NodeType::PatchEmbed:
+    case NodeType::Conv1d:
       return true;
     default:
       return false;
@@ -47,9 +48,12 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     const bool expert_matrix = node.moe && t.shape.size() >= 2 &&
                                std::find(node.moe->routed_tensors.begin(), node.moe->routed_tensors.end(),
                                          static_cast<int>(i)) != node.moe->routed_tensors.end();
-    // Linear [out, in], Conv1d [out, in / groups, k] and Conv2d [out, in / groups, kh, kw] weights.
+    // Linear [out, in], Conv1d [out, in / groups, k] and Conv2d [out, in / groups, kh, kw] weights; a
+    // weight-normed convolution multiplies by weight_g * weight_v / |weight_v|: weight_v is its matrix.
     bool is_weight = t.kind == graph::TensorKind::Parameter &&
-                     ((t.name.ends_with("weight") && t.shape.size() >= 2 && t.shape.size() <= 4) || expert_matrix);
+                     (((t.name.ends_with("weight") || t.name.ends_with("weight_v")) && t.shape.size() >= 2 &&
+                       t.shape.size() <= 4) ||
+                      expert_matrix);
     r.matmul = is_weight && uses_matmul(node.type);
     r.head = node.type == NodeType::LMHead || node.type == NodeType::Classifier;
     // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions are left alone.

@@ -32,6 +32,12 @@ Json summary_json(const report::Report& r) {
                   {"config", r.model.config_origin},
                   {"reference", r.model.reference}};
   out["input"] = {{"shape", g.input_shape}, {"kind", g.input_kind}};
+  // Encoder-decoders take a second input (the decoder's tokens); "input" stays the main one.
+  if (g.inputs.size() > 1) {
+    Json inputs = Json::array();
+    for (const auto& in : g.inputs) inputs.push_back({{"name", in.name}, {"shape", in.shape}, {"kind", in.kind}});
+    out["inputs"] = std::move(inputs);
+  }
 
   out["layer_count"] = g.layer_count();
 

@@ -60,7 +60,10 @@ std::string text(const report::Report& r, const TextOptions& options) {
   out += fmt::format("{} ({}{})\n", r.model.id, r.model.source, r.model.revision.empty() ? "" : " @ " + r.model.revision);
   out += fmt::format("model_type {} · class {} · mirrors transformers {}\n", r.model.model_type, r.model.class_name,
                      r.model.reference);
-  out += fmt::format("Input: {} {}\n\n", g.input_kind, shape_text(g.input_shape));
+  out += fmt::format("Input: {} {}\n", g.input_kind, shape_text(g.input_shape));
+  for (std::size_t i = 1; i < g.inputs.size(); ++i)
+    out += fmt::format("{}: {} {}\n", g.inputs[i].name, g.inputs[i].kind, shape_text(g.inputs[i].shape));
+  out += "\n";
 
   Table layers{{"#", "Layer", "Type", "Output shape", "Params"}, {true, false, false, false, true}, {}};
   for (const auto& n : g.nodes)

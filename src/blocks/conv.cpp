@@ -1,0 +1,48 @@
+#include "blocks/conv.hpp"
+
+#include <fmt/format.h>
+
+namespace neurarch::blocks {
+
+std::int64_t conv1d_frames(std::int64_t frames, std::int64_t kernel, std::int64_t stride, std::int64_t padding) {
+  const std::int64_t span = frames + 2 * padding - kernel;
+  if (span < 0 || stride <= 0) return 0;
+  return span / stride + 1;
+}
+
+Value conv1d(GraphBuilder& b, const Value& x, const std::string& name, const Conv1dSpec& s, TimeLayout layout) {
+  std::int64_t frames = 0, channels = 0;
+  switch (layout) {
+    case TimeLayout::Mono:
+      frames = x.shape.empty() ? 0 : x.shape.back();
+      channels = 1;
+      break;
+    case TimeLayout::ChannelsFirst:
+      channels = x.shape.size() == 2 ? x.shape[0] : 0;
+      frames = x.shape.size() == 2 ? x.shape[1] : 0;
+      break;
+    case TimeLayout::TimeMajor:
+      frames = x.shape.size() == 2 ? x.shape[0] : 0;
+      channels = x.shape.size() == 2 ? x.shape[1] : 0;
+      break;
+  }
+  const std::int64_t out_frames = conv1d_frames(frames, s.kernel, s.stride, s.padding);
+  auto out = b.node(graph::NodeType::Conv1d, name, {out_frames, s.out_channels}, {x}, s.module);
+  b.at(out).conv = graph::ConvAttrs{s.in_channels, s.out_channels, s.kernel, s.stride, s.padding, s.groups, frames,
+                                    out_frames};
+  b.at(out).activation = s.activation;
+  const std::int64_t groups = s.groups > 0 ? s.groups : 1;
+  if (!s.custom_weight) b.parameter(out, s.module("weight"), {s.out_channels, s.in_channels / groups, s.kernel});
+  if (s.bias) b.parameter(out, s.module("bias"), {s.out_channels});
+
+  if (channels != s.in_channels)
+    b.fail(out, fmt::format("expects {} input channels, receives {}", s.in_channels, channels));
+  if (s.in_channels % groups != 0 || s.out_channels % groups != 0)
+    b.fail(out, fmt::format("{} groups do not divide {} -> {} channels", groups, s.in_channels, s.out_channels));
+  if (out_frames < 1)
+    b.fail(out, fmt::format("{} input frames are fewer than the kernel of {} (padding {})", frames, s.kernel,
+                            s.padding));
+  return out;
+}
+
+}  // namespace neurarch::blocks

@@ -1,0 +1,26 @@
+// M2M100 (models/m2m_100/modeling_m2m_100.py + configuration_m2m_100.py, transformers 4.47.1):
+// pre-norm, relu, scale_embedding on by default, sinusoidal positions in a non-persistent buffer
+// that grows with the input (nothing saved, no length limit), no final_logits_bias.
+#include "families/bart_common.hpp"
+
+namespace neurarch::families {
+namespace {
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  return bart::build(in, b, {.defaults = {.vocab = 128112, .activation = "relu", .scale_embedding = true},
+                                .positions = bart::Positions::SinusoidBuffer,
+                                .layernorm_embedding = false,
+                                .pre_norm = true,
+                                .final_logits_bias = false});
+}
+}  // namespace
+
+const Family& m2m_100_family() {
+  static const Family family{"m2m_100",
+                             "models/m2m_100/modeling_m2m_100.py",
+                             {{"M2M100Model", Head::Base},
+                              {"M2M100ForConditionalGeneration", Head::Seq2SeqLM}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families

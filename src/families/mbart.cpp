@@ -1,0 +1,24 @@
+// mBART (models/mbart/modeling_mbart.py + configuration_mbart.py, transformers 4.47.1): BART with
+// pre-norm layers and a layer_norm after each stack; learned positions keep BART's offset of 2.
+#include "families/bart_common.hpp"
+
+namespace neurarch::families {
+namespace {
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  return bart::build(in, b, {.pre_norm = true});
+}
+}  // namespace
+
+const Family& mbart_family() {
+  static const Family family{"mbart",
+                             "models/mbart/modeling_mbart.py",
+                             {{"MBartModel", Head::Base},
+                              {"MBartForConditionalGeneration", Head::Seq2SeqLM},
+                              {"MBartForSequenceClassification", Head::SequenceClassification},
+                              {"MBartForQuestionAnswering", Head::QuestionAnswering},
+                              {"MBartForCausalLM", Head::CausalLM}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families
