@@ -102,7 +102,9 @@ std::string GitSource::url() const {
     return git_remote_url(remote.get());
   std::error_code ec;
   const fs::path absolute = fs::absolute(impl_->where, ec);
-  return "file://" + (ec ? impl_->where : absolute.lexically_normal().string());
+  std::string path = ec ? impl_->where : absolute.lexically_normal().string();
+  while (path.size() > 1 && path.back() == '/') path.pop_back();  // "clone/." normalises to "clone/"
+  return "file://" + path;
 }
 
 std::string GitSource::hub_id() const {

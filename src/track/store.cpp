@@ -82,6 +82,9 @@ Store::Store(const std::string& path) : db_([&] {
   return db::Database(path);
 }()) {
   db_.migrate(store_migrations());
+  // In WAL mode NORMAL still never corrupts the file; a power cut may lose the last revisions,
+  // which the next run reads again. FULL would fsync every batch of a long first run.
+  db_.exec("PRAGMA synchronous=NORMAL");
 }
 
 std::optional<TrackedModel> Store::model(const std::string& repo) {
@@ -99,6 +102,8 @@ std::vector<TrackedModel> Store::models() {
 }
 
 std::int64_t Store::upsert_model(const std::string& repo, const std::string& url, const std::string& source) {
+  // A re-run with nothing new stays read-only: no write, no fsync.
+  if (const auto known = model(repo); known && known->url == url && known->source == source) return known->id;
   db_.prepare("INSERT INTO track_models(repo, url, source) VALUES(?, ?, ?) "
               "ON CONFLICT(repo) DO UPDATE SET url = excluded.url, source = excluded.source")
       .bind(1, std::string_view(repo))
