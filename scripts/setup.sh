@@ -8,7 +8,7 @@ packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libfm
 
 packages+=()  # server and browser tests (issue 6)
 
-packages+=()  # change tracker (issue 7)
+packages+=(libgit2-dev)  # change tracker (issue 7)
 
 packages+=()  # Python package (issue 10)
 

@@ -14,6 +14,7 @@
 #include "families/listing.hpp"
 #include "hub/hub.hpp"
 #include "cli/lint_command.hpp"
+#include "cli/track_command.hpp"
 #include "render/render.hpp"
 #include "report/trace.hpp"
 
@@ -151,6 +152,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   // server subcommands (serve)
 
   // change-tracker subcommands (track, changes)
+  if (argc > 1 && std::string_view(argv[1]) == "track") return run_track_command(argc, argv, out, err);
+  if (argc > 1 && std::string_view(argv[1]) == "changes") return run_changes_command(argc, argv, out, err);
 
   // calibration subcommands (validate)
 
