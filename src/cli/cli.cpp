@@ -13,6 +13,7 @@
 #include "families/family.hpp"
 #include "hub/hub.hpp"
 #include "cli/lint_command.hpp"
+#include "cli/validate_command.hpp"
 #include "render/render.hpp"
 #include "report/trace.hpp"
 
@@ -151,6 +152,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   // change-tracker subcommands (track, changes)
 
   // calibration subcommands (validate)
+  if (argc > 1 && std::string_view(argv[1]) == "validate") return run_validate(argc, argv, out, err);
 
   CLI::App app{"neurarch-trace: a Hugging Face model's layer graph, tensors and checks, from its config.json alone",
                "neurarch-trace"};
