@@ -300,16 +300,28 @@ def build_model(case: Case, device: str, dtype, attention: str = "sdpa"):
     try:
         with _allocate_on(torch, device):
             try:
-                model = cls._from_config(config, attn_implementation=attention)
-            except (ValueError, ImportError) as e:
-                if attention == "eager" or "sdpa" not in str(e).lower():
+                model = _from_config(cls, config, attention, dtype)
+            except (ValueError, ImportError):
+                # A class without an SDPA path refuses it at construction; it then runs eager,
+                # the row says so and validate plans it with --attention eager.
+                if attention == "eager":
                     raise
-                model = cls._from_config(config, attn_implementation="eager")
+                model = _from_config(cls, config, "eager", dtype)
     finally:
         torch.set_default_dtype(previous)
     model.to(device=device, dtype=dtype)
     used = getattr(model.config, "_attn_implementation", None) or attention
     return model, ("sdpa" if used == "sdpa" else "eager")
+
+
+def _from_config(cls, config, attention: str, dtype):
+    """Random weights in `dtype`. Without an explicit dtype, _from_config would build in the config's
+    torch_dtype (float16 for Llama-2) and the model would pass through a second copy on conversion.
+    transformers 5 names the argument dtype, 4.x torch_dtype."""
+    try:
+        return cls._from_config(config, attn_implementation=attention, torch_dtype=dtype)
+    except TypeError:
+        return cls._from_config(config, attn_implementation=attention, dtype=dtype)
 
 
 def _allocate_on(torch, device: str):

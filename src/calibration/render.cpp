@@ -45,7 +45,7 @@ void confusion_text(std::string& out, const Confusion& c) {
 
 std::string render_text(const Evaluation& ev, const std::string& dir) {
   std::string out = fmt::format(
-      "neurarch-trace validate {}: {} rows in {} files ({} ok, {} out of memory, {} failed runs skipped)\n", dir,
+      "neurarch-trace validate {}: {} rows in {} CSV files ({} ok, {} out of memory, {} failed runs skipped)\n", dir,
       ev.rows, ev.files, ev.ok, ev.oom, ev.errored);
   for (const auto& e : ev.environments) out += "  measured on " + e + "\n";
 
