@@ -499,6 +499,7 @@ class Runner:
         self.monitor = DeviceMonitor(torch) if self.cuda else None
         self.probe = MemoryProbe(torch, self.cuda)
         self.environment = self._environment()
+        self.deadline = float("inf")  # monotonic time after which a sweep starts no new probe
 
     def _environment(self) -> dict:
         torch = self.torch
@@ -616,6 +617,8 @@ class Runner:
                 raise CaseError(f"case {case.id}: card {card!r} is not in data/cards.json")
 
             def fits(batch, card=card):
+                if time.monotonic() > self.deadline:
+                    raise TimeoutError("time budget spent")
                 row = self.run(case, batch, card, cards[card])
                 emit(row)
                 if row["status"] == "error":
@@ -623,8 +626,10 @@ class Runner:
                 return row["status"] == "ok"
             try:
                 find_max_batch(fits, case.sweep_max_batch, start=case.batch)
-            except RuntimeError as e:
-                print(f"measure: sweep stopped: {e}", file=sys.stderr)
+            except (RuntimeError, TimeoutError) as e:
+                print(f"measure: sweep of {case.id} on {card} stopped: {e}", file=sys.stderr)
+                if isinstance(e, TimeoutError):
+                    return
 
 
 def _one_line(e: BaseException) -> str:
@@ -737,6 +742,7 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     cards = load_cards()
     writer = CsvWriter(out)
     started = time.monotonic()
+    runner.deadline = started + args.time_budget
     counts = {"ok": 0, "oom": 0, "error": 0}
     skipped = []
 

@@ -261,6 +261,50 @@ class TrainingLoop(unittest.TestCase):
         self.assertNotIn("labels", measure.make_inputs(base, cfg, 1, "cpu", torch.float32))
 
 
+@unittest.skipIf(torch is None, "PyTorch is not installed (Debian: apt-get install python3-torch)")
+class SweepRows(unittest.TestCase):
+    """run_case over a stand-in for one real run (Runner.run replaced): which rows a sweep emits."""
+
+    def runner(self, threshold, status_over="oom"):
+        r = measure.Runner("cpu", dry_run=True, run_id="t", baseline=None)
+
+        def run(case, batch, card="", card_bytes=None):
+            return {"case_id": f"{case.id}@{card}/b{batch}", "status": "ok" if batch <= threshold else status_over,
+                    "error": "", "card_bytes": card_bytes}
+        r.run = run
+        return r
+
+    def case(self, cards, max_batch=64):
+        return measure.Case("c", "configs/tiny-gpt2.json", "gpt2", "GPT2LMHeadModel", "full", 1, seq_len=8,
+                            sweep_cards=cards, sweep_max_batch=max_batch)
+
+    def test_one_row_per_probe_on_each_card(self):
+        rows = []
+        self.runner(threshold=5).run_case(self.case(["T4", "L4"]), {"T4": 1, "L4": 2}, rows.append)
+        t4 = [r for r in rows if "@T4/" in r["case_id"]]
+        self.assertEqual([r["case_id"] for r in t4], ["c@T4/b1", "c@T4/b2", "c@T4/b4", "c@T4/b8", "c@T4/b6", "c@T4/b5"])
+        self.assertEqual(len(rows), 2 * len(t4))
+        self.assertEqual({r["card_bytes"] for r in rows}, {1, 2})
+
+    def test_a_failed_run_stops_that_sweep_and_the_budget_stops_all(self):
+        rows = []
+        with redirect_stderr(io.StringIO()):
+            self.runner(threshold=2, status_over="error").run_case(self.case(["T4", "L4"]), {"T4": 1, "L4": 2},
+                                                                   rows.append)
+        self.assertEqual([r["case_id"] for r in rows], ["c@T4/b1", "c@T4/b2", "c@T4/b4",
+                                                         "c@L4/b1", "c@L4/b2", "c@L4/b4"])
+        r = self.runner(threshold=100)
+        r.deadline = 0
+        rows = []
+        with redirect_stderr(io.StringIO()):
+            r.run_case(self.case(["T4"]), {"T4": 1}, rows.append)
+        self.assertEqual(rows, [])
+
+    def test_unknown_card_is_a_case_error(self):
+        with self.assertRaises(measure.CaseError):
+            self.runner(threshold=1).run_case(self.case(["NoSuchCard"]), {"T4": 1}, lambda row: None)
+
+
 @unittest.skipUnless(torch is not None and HAVE_HF,
                      "transformers and peft are not installed (Debian has no python3-transformers or python3-peft): "
                      "the end-to-end dry run of real models cannot run here")
