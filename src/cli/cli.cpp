@@ -15,6 +15,7 @@
 #include "hub/hub.hpp"
 #include "cli/lint_command.hpp"
 #include "cli/track_command.hpp"
+#include "cli/validate_command.hpp"
 #include "render/render.hpp"
 #include "report/trace.hpp"
 
@@ -156,6 +157,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   if (argc > 1 && std::string_view(argv[1]) == "changes") return run_changes_command(argc, argv, out, err);
 
   // calibration subcommands (validate)
+  if (argc > 1 && std::string_view(argv[1]) == "validate") return run_validate(argc, argv, out, err);
 
   CLI::App app{"neurarch-trace: a Hugging Face model's layer graph, tensors and checks, from its config.json alone",
                "neurarch-trace"};

@@ -1,0 +1,109 @@
+#include "cli/validate_command.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "calibration/render.hpp"
+#include "calibration/validate.hpp"
+#include "core/error.hpp"
+#include "plan/hardware.hpp"
+
+namespace neurarch::cli {
+namespace {
+namespace fs = std::filesystem;
+
+int exit_code(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::InvalidInput: return 2;
+    case ErrorKind::NotFound: return 3;
+    case ErrorKind::Unsupported: return 4;
+    case ErrorKind::Io: return 5;
+  }
+  return 1;
+}
+
+// calibration/measured/ -> calibration/: rows name their configs relative to the folder above.
+fs::path default_config_root(const fs::path& dir) {
+  fs::path p = dir.lexically_normal();
+  if (!p.has_filename()) p = p.parent_path();
+  fs::path root = p.parent_path();
+  return root.empty() ? fs::path(".") : root;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(ErrorKind::NotFound, path, "cannot open");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+int run_validate(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"neurarch-trace validate: the memory planner against measured fine-tuning runs (calibration/measure.py)",
+               "neurarch-trace validate"};
+  std::string dir, format = "text", config_root, runtime_file;
+  app.add_option("dir", dir, "folder of measured CSV files, e.g. calibration/measured/")->required();
+  app.add_option("--format,-f", format, "text | json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--config-root", config_root, "folder the rows' config paths are relative to (default: DIR/..)");
+  app.add_option("--runtime", runtime_file, "runtime constants JSON (default: the bundled data/runtime.json)");
+  try {
+    app.parse(argc - 1, argv + 1);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e, out, err);
+  }
+
+  try {
+    calibration::EvaluateOptions options;
+    options.config_root = config_root.empty() ? default_config_root(dir) : fs::path(config_root);
+    options.runtime = runtime_file.empty() ? plan::default_runtime() : plan::parse_runtime(read_text(runtime_file), runtime_file);
+    auto set = calibration::load_measured(dir);
+    if (!set.errors.empty()) {
+      for (const auto& e : set.errors) err << "neurarch-trace validate: error: " << e << "\n";
+      return 2;
+    }
+    std::vector<std::string> errors;
+    std::optional<ErrorKind> kind;
+    auto ev = calibration::evaluate(set.rows, options, errors, kind);
+    if (!errors.empty()) {
+      for (const auto& e : errors) err << "neurarch-trace validate: error: " << e << "\n";
+      return exit_code(*kind);
+    }
+    ev.files = set.files;
+    if (ev.results.empty()) {
+      const std::string why = fmt::format(
+          "{} holds no measured rows to compare ({} CSV files, {} rows, {} of them failed runs): nothing was measured "
+          "yet; run calibration/measure.py on a GPU (README, section Calibration)",
+          dir, set.files, set.rows.size(), ev.errored);
+      if (format == "json")
+        out << nlohmann::json{{"schema", calibration::kReportSchema}, {"dir", dir}, {"files", set.files},
+                              {"rows", {{"total", set.rows.size()}, {"compared", 0}}}, {"no_measured_rows", true},
+                              {"message", why}}
+                   .dump(2)
+            << "\n";
+      else
+        out << "neurarch-trace validate: " << why << "\n";
+      return kValidateNoRowsExit;
+    }
+    if (format == "json")
+      out << calibration::render_json(ev, dir).dump(2) << "\n";
+    else
+      out << calibration::render_text(ev, dir);
+    out << std::flush;
+    return ev.targets_met() ? 0 : 1;
+  } catch (const Error& e) {
+    err << "neurarch-trace validate: error: " << e.what() << "\n";
+    return exit_code(e.kind());
+  } catch (const std::exception& e) {
+    err << "neurarch-trace validate: internal error: " << e.what() << "\n";
+    return 70;
+  }
+}
+
+}  // namespace neurarch::cli
