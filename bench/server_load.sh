@@ -12,7 +12,7 @@ work=$(mktemp -d)
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 # The rate limit is lifted: this measures the server, not its protection.
-"$build/neurarch-trace" serve --port 0 --db "$work/bench.db" --rate-limit 100000000 2>"$work/server.log" &
+"$build/neurarch-trace" serve --port 0 --db "$work/bench.db" --rate-limit 1000000 2>"$work/server.log" &
 server=$!
 for _ in $(seq 1 100); do
   url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$work/server.log" || true)
