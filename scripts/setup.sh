@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev libcurl4-openssl-dev libcpp-httplib-dev libsqlite3-dev)
 
-packages+=()  # server and browser tests (issue 6)
+packages+=(chromium nodejs wrk)  # server and browser tests (issue 6)
+command -v npm >/dev/null || packages+=(npm)  # NodeSource's nodejs ships npm; Debian's is separate
 
 packages+=(libgit2-dev)  # change tracker (issue 7)
 
@@ -23,6 +24,9 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+
+# The browser test's npm packages, pinned by tests/e2e/package-lock.json, fetched once.
+if [[ ! -d tests/e2e/node_modules ]]; then (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error); fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNEURARCH_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)"

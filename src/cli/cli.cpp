@@ -16,6 +16,8 @@
 #include "cli/lint_command.hpp"
 #include "cli/track_command.hpp"
 #include "cli/validate_command.hpp"
+#include "cli/serve_command.hpp"
+#include "cli/share_client.hpp"
 #include "render/render.hpp"
 #include "report/trace.hpp"
 
@@ -50,7 +52,24 @@ struct Args {
   std::string runtime_file;
   std::string card;
   std::int64_t epochs = 10, global_batch = 32, samples = 50000;
+  bool share = false;
+  std::string server;
 };
+
+// The options a server needs to trace the same report (POST /api/v1/share's keys).
+nlohmann::json share_options(const Args& a) {
+  nlohmann::json o = {{"batch", a.batch}, {"attention", a.attention}, {"optimizer", a.optimizer},
+                      {"grad_checkpointing", a.grad_checkpointing}, {"lora_rank", a.lora_rank}, {"qlora", a.qlora},
+                      {"autocast", !a.no_autocast}, {"epochs", a.epochs}, {"global_batch", a.global_batch},
+                      {"samples", a.samples}};
+  if (a.lora_dropout) o["lora_dropout"] = *a.lora_dropout;
+  if (!a.lora_targets.empty()) o["lora_targets"] = a.lora_targets;
+  if (!a.card.empty()) o["card"] = a.card;
+  if (a.seq) o["seq"] = *a.seq;
+  if (a.image_size) o["image_size"] = *a.image_size;
+  if (!a.class_name.empty()) o["class"] = a.class_name;
+  return o;
+}
 
 std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -151,6 +170,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   if (argc > 1 && std::string_view(argv[1]) == "lint") return run_lint(argc, argv, out, err);
 
   // server subcommands (serve)
+  if (argc > 1 && std::string_view(argv[1]) == "serve") return run_serve_command(argc - 1, argv + 1, out, err);
 
   // change-tracker subcommands (track, changes)
   if (argc > 1 && std::string_view(argv[1]) == "track") return run_track_command(argc, argv, out, err);
@@ -208,6 +228,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   app.add_option("--epochs", a.epochs, "epochs of the costed run (default 10)")->group(planning);
   app.add_option("--global-batch", a.global_batch, "global batch of the costed run (default 32)")->group(planning);
   app.add_option("--samples", a.samples, "training samples of the costed run (default 50000)")->group(planning);
+  app.add_flag("--share", a.share, "publish the report on a neurarch server and print its permanent link")->group("Sharing");
+  app.add_option("--server", a.server, "server URL for --share (default: $NEURARCH_SERVER)")->group("Sharing");
 
   try {
     app.parse(argc, argv);
@@ -255,6 +277,18 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     to.read_checkpoint = !a.no_checkpoint;
     if (!a.checkpoint.empty()) to.checkpoint = fs::path(a.checkpoint);
     if (a.plan) to.plan = plan_options(a);
+    if (a.share) {
+      const std::string server = share_server(a.server);
+      if (server.empty()) throw Error(ErrorKind::InvalidInput, "--share", "needs --server URL or $NEURARCH_SERVER");
+      if (!a.cards_file.empty() || !a.runtime_file.empty())
+        throw Error(ErrorKind::InvalidInput, "--share", "the server plans with its own cards and runtime; drop --cards/--runtime");
+      // The server traces the config itself, so a link never shows figures a client typed in.
+      const auto config = nlohmann::json::parse(model.config_text, nullptr, false);
+      if (config.is_discarded() || !config.is_object())
+        throw Error(ErrorKind::InvalidInput, model.config_origin, "not a JSON object");
+      const bool named = model.source == "hf-cache" || model.source == "catalogue" || model.source == "hub";
+      return share_report(server, config, named ? model.id : "shared config", share_options(a), out, err);
+    }
     auto r = report::trace(model, to);
     if (model.model_dir)
       if (auto info = hub::cached_model_info(*model.model_dir))

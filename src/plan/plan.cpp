@@ -8,6 +8,21 @@
 
 namespace neurarch::plan {
 
+namespace {
+// Powers of two up to twice the largest batch any card holds (LoRA holds the most), so the chart
+// shows every card's crossing; capped so a tiny model does not produce thousands of points.
+std::vector<BatchMemory> batch_curve(const MemoryModel& full, const MemoryModel& lora,
+                                     const std::vector<std::int64_t>& lora_batches) {
+  constexpr std::int64_t kMaxCurveBatch = 4096;
+  std::int64_t largest = 1;
+  for (auto b : lora_batches) largest = std::max(largest, b);
+  std::vector<BatchMemory> curve;
+  for (std::int64_t b = 1; b <= std::min(2 * largest, kMaxCurveBatch); b *= 2)
+    curve.push_back({b, full.at(b).device_bytes, lora.at(b).device_bytes});
+  return curve;
+}
+}  // namespace
+
 void validate(const PlanOptions& o) {
   for (const Setup* s : {&o.full, &o.lora}) {
     if (s->batch < 1) throw Error(ErrorKind::InvalidInput, "--batch", fmt::format("batch must be at least 1, got {}", s->batch));
@@ -44,7 +59,7 @@ Plan make_plan(const graph::Graph& g, const PlanOptions& o) {
   std::vector<std::int64_t> full_batches, lora_batches;
   const Card* largest = nullptr;
   for (const auto& card : p.card_catalogue) {
-    CardFit fit{card.name, card.memory_bytes, max_batch(full, card), max_batch(lora, card)};
+    CardFit fit{card.name, card.memory_bytes, max_batch(full, card), max_batch(lora, card), full.usable_bytes(card)};
     full_batches.push_back(fit.full_max_batch);
     lora_batches.push_back(fit.lora_max_batch);
     p.cards.push_back(fit);
@@ -71,6 +86,7 @@ Plan make_plan(const graph::Graph& g, const PlanOptions& o) {
     p.cost = plan_cost(full, g, p.card_catalogue, full_batches, o.run);
   else if (lora_fits_somewhere)
     p.cost = plan_cost(lora, g, p.card_catalogue, lora_batches, o.run);
+  p.batch_curve = batch_curve(full, lora, lora_batches);
   return p;
 }
 

@@ -28,6 +28,7 @@ struct CardFit {
   std::int64_t memory_bytes = 0;
   std::int64_t full_max_batch = 0;
   std::int64_t lora_max_batch = 0;
+  std::int64_t usable_bytes = 0;  ///< appended for charts: the most a step may hold on this card (safety margin off)
 };
 
 struct FsdpFit {
@@ -41,6 +42,12 @@ struct NodeActivationBytes {
   std::int64_t lora_bytes = 0;  ///< per sample, LoRA
 };
 
+struct BatchMemory {
+  std::int64_t batch = 0;
+  std::int64_t full_device_bytes = 0;
+  std::int64_t lora_device_bytes = 0;
+};
+
 struct Plan {
   Setup full_setup, lora_setup;
   MemoryPlan full, lora;  ///< at the chosen batch (default 1)
@@ -52,6 +59,8 @@ struct Plan {
   std::vector<NodeActivationBytes> activations;
   std::vector<std::string> notes;
   std::vector<Card> card_catalogue;  ///< what the figures were priced on (with sources)
+  /// Appended for the memory-vs-batch chart: device bytes at batch 1, 2, 4, ... past the largest fit.
+  std::vector<BatchMemory> batch_curve;
 };
 
 /// Throws InvalidInput for options that make no sense (batch < 1, rank < 1, ...).

@@ -50,7 +50,8 @@ nlohmann::json plan_json(const plan::Plan& p) {
                      {"memory_bytes", c.memory_bytes},
                      {"full_max_batch", c.full_max_batch},
                      {"lora_max_batch", c.lora_max_batch},
-                     {"full_fsdp_cards", p.fsdp[i].full_cards ? Json(*p.fsdp[i].full_cards) : Json(nullptr)}});
+                     {"full_fsdp_cards", p.fsdp[i].full_cards ? Json(*p.fsdp[i].full_cards) : Json(nullptr)},
+                     {"usable_bytes", c.usable_bytes}});
   }
   out["cards"] = cards;
   if (p.split) {
@@ -96,6 +97,10 @@ nlohmann::json plan_json(const plan::Plan& p) {
                          {"usd_per_hour", optional_number(c.usd_per_hour)},
                          {"source", c.source}});
   out["card_catalogue"] = catalogue;
+  Json curve = Json::array();
+  for (const auto& b : p.batch_curve)
+    curve.push_back({{"batch", b.batch}, {"full_device_bytes", b.full_device_bytes}, {"lora_device_bytes", b.lora_device_bytes}});
+  out["batch_curve"] = curve;
   return out;
 }
 

@@ -576,6 +576,12 @@ ResolvedModel resolve(const std::string& spec, const ResolveOptions& opts) {
   return resolve_repo(spec, opts);
 }
 
+ResolvedModel resolve_repo_id(const std::string& spec, const ResolveOptions& opts) { return resolve_repo(spec, opts); }
+
+bool is_hub_repo_id(std::string_view id) { return is_valid_repo_id(id); }
+
+std::vector<std::string> known_repo_ids(const fs::path& cache_root) { return known_ids(cache_root); }
+
 std::vector<std::string> nearest_known_ids(const std::string& spec, std::size_t n) {
   return nearest_ids(spec, n, default_hub_cache());
 }

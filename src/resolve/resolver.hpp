@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace neurarch::resolve {
@@ -42,6 +43,14 @@ struct ResolveOptions {
 std::filesystem::path default_hub_cache();
 
 ResolvedModel resolve(const std::string& spec, const ResolveOptions& opts = {});
+
+/// Only resolve()'s Hub-id branch (the local cache, the catalogue, then opts.hub): never a path or
+/// stdin, so a server may pass ids its clients name.
+ResolvedModel resolve_repo_id(const std::string& spec, const ResolveOptions& opts = {});
+/// "name" or "org/name" by the Hub's grammar (no "--", "..", leading or trailing '-' or '.').
+bool is_hub_repo_id(std::string_view id);
+/// Every id the bundled catalogue and the cache at `cache_root` hold, sorted, without duplicates.
+std::vector<std::string> known_repo_ids(const std::filesystem::path& cache_root);
 
 /// Up to `n` known ids (bundled catalogue and repos in the default cache) close to `spec`,
 /// best first, by edit distance on lowercase text, also comparing the name after the org alone.
