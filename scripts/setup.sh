@@ -10,7 +10,7 @@ packages+=()  # server and browser tests (issue 6)
 
 packages+=()  # change tracker (issue 7)
 
-packages+=()  # Python package (issue 10)
+packages+=(python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pybind11 pybind11-dev python3-pytest python3-pandas)  # Python package (issue 10)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -24,5 +24,5 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNEURARCH_WERROR=ON >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNEURARCH_WERROR=ON -DNEURARCH_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3 >/dev/null
 cmake --build build -j"$(nproc)"
