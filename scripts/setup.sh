@@ -11,7 +11,7 @@ command -v npm >/dev/null || packages+=(npm)  # NodeSource's nodejs ships npm; D
 
 packages+=(libgit2-dev)  # change tracker (issue 7)
 
-packages+=()  # Python package (issue 10)
+packages+=(python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pybind11 pybind11-dev python3-pytest python3-pandas)  # Python package (issue 10)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -28,5 +28,5 @@ fi
 # The browser test's npm packages, pinned by tests/e2e/package-lock.json, fetched once.
 if [[ ! -d tests/e2e/node_modules ]]; then (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error); fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNEURARCH_WERROR=ON >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNEURARCH_WERROR=ON -DNEURARCH_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3 >/dev/null
 cmake --build build -j"$(nproc)"

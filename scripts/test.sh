@@ -5,3 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)"
+
+# Python package (issue 10): pip builds the wheel offline in a fresh venv (reusing build/), then pytest.
+scripts/test_python.sh

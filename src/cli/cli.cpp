@@ -18,6 +18,7 @@
 #include "cli/validate_command.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/share_client.hpp"
+#include "cli/trace_request.hpp"
 #include "render/render.hpp"
 #include "report/trace.hpp"
 
@@ -71,41 +72,14 @@ nlohmann::json share_options(const Args& a) {
   return o;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(ErrorKind::NotFound, path, "cannot open");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-plan::PlanOptions plan_options(const Args& a) {
-  plan::PlanOptions o;
-  plan::Setup s;
-  s.batch = a.batch;
-  s.attention = a.attention == "eager" ? plan::AttentionImpl::Eager : plan::AttentionImpl::SDPA;
-  s.optimizer = a.optimizer == "adamw-fused"    ? plan::Optimizer::AdamWFused
-                : a.optimizer == "sgd-momentum" ? plan::Optimizer::SGDMomentum
-                : a.optimizer == "adam-8bit"    ? plan::Optimizer::Adam8bit
-                                                : plan::Optimizer::AdamW;
-  s.grad_checkpointing = a.grad_checkpointing;
-  s.autocast_bf16 = !a.no_autocast;
-  s.lora_rank = a.lora_rank;
-  s.lora_targets = a.lora_targets;
-  if (!a.runtime_file.empty()) {
-    o.runtime = plan::parse_runtime(read_file(a.runtime_file), a.runtime_file);
-    o.runtime_set = true;
-  }
-  s.lora_dropout = a.lora_dropout ? *a.lora_dropout
-                                  : (o.runtime_set ? o.runtime : plan::default_runtime()).lora_default_dropout;
-  o.full = s;
-  o.full.mode = plan::Mode::Full;
-  o.lora = s;
-  o.lora.mode = a.qlora ? plan::Mode::QLoRA : plan::Mode::LoRA;
-  o.cards = a.cards_file.empty() ? plan::default_cards() : plan::parse_cards(read_file(a.cards_file), a.cards_file);
-  if (!a.card.empty()) o.cards = {plan::find_card(o.cards, a.card)};
-  o.run = {a.epochs, a.global_batch, a.samples};
-  return o;
+// The command line's flags as the request the Python binding fills the same way.
+TraceRequest trace_request(const Args& a) {
+  TraceRequest t{a.class_name, a.revision, a.seq, a.image_size, a.target_seq, a.checkpoint, a.no_checkpoint, a.offline, {}};
+  if (a.plan)
+    t.plan = PlanRequest{a.batch,        a.attention, a.optimizer, a.grad_checkpointing, a.lora_rank,
+                         a.lora_dropout, a.lora_targets, a.qlora,  a.no_autocast,        a.cards_file,
+                         a.runtime_file, a.card,      a.epochs,    a.global_batch,       a.samples};
+  return t;
 }
 
 int exit_code(ErrorKind kind) {
@@ -257,26 +231,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   }
 
   try {
-    resolve::ResolveOptions ro;
-    ro.stdin_stream = &in;
-    ro.revision = a.revision;
-    ro.offline = a.offline || std::getenv("HF_HUB_OFFLINE") != nullptr;
-    // The Hub is asked only when the path, the local cache and the bundled catalogue have nothing.
-    hub::HubOptions ho;
-    ho.offline = ro.offline;
-    auto client = hub::make_hub_client(ho);
-    ro.hub = client.get();
-    auto model = resolve::resolve(a.model, ro);
-    if (model.model_dir) model.model_dir = hub::checkpoint_dir(*model.model_dir);
-
-    report::TraceOptions to;
-    to.build.class_name = a.class_name;
-    to.build.seq = a.seq;
-    to.build.image_size = a.image_size;
-    to.build.target_seq = a.target_seq;
-    to.read_checkpoint = !a.no_checkpoint;
-    if (!a.checkpoint.empty()) to.checkpoint = fs::path(a.checkpoint);
-    if (a.plan) to.plan = plan_options(a);
+    const TraceRequest request = trace_request(a);
+    auto model = resolve_model(a.model, request, in);
     if (a.share) {
       const std::string server = share_server(a.server);
       if (server.empty()) throw Error(ErrorKind::InvalidInput, "--share", "needs --server URL or $NEURARCH_SERVER");
@@ -289,11 +245,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
       const bool named = model.source == "hf-cache" || model.source == "catalogue" || model.source == "hub";
       return share_report(server, config, named ? model.id : "shared config", share_options(a), out, err);
     }
-    auto r = report::trace(model, to);
-    if (model.model_dir)
-      if (auto info = hub::cached_model_info(*model.model_dir))
-        r.hub = report::HubFacts{info->sha, info->last_modified, info->gated, info->downloads, info->likes,
-                                 info->safetensors_total};
+    auto r = trace(std::move(model), request);
 
     std::string rendered = a.format == "json"       ? render::json(r)
                            : a.format == "markdown" ? render::markdown(r)
