@@ -556,7 +556,7 @@ TEST(CalibrationHarness, MeasurePyUnitTestsPass) {
   const char* python = "/usr/bin/python3";
   if (!fs::exists(python)) GTEST_SKIP() << python << " is absent";
   const auto log = fs::temp_directory_path() / ("neurarch_measure_py_" + std::to_string(::getpid()) + ".log");
-  const std::string cmd = fmt::format("cd '{}' && {} -m unittest discover -s calibration -p 'test_*.py' > '{}' 2>&1",
+  const std::string cmd = fmt::format("cd '{}' && PYTHONDONTWRITEBYTECODE=1 {} -m unittest discover -s calibration -p 'test_*.py' > '{}' 2>&1",
                                       kSource.string(), python, log.string());
   const int status = std::system(cmd.c_str());
   EXPECT_EQ(status, 0) << slurp(log);
