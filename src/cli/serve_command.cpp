@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <filesystem>
 #include <ostream>
 #include <thread>
 
@@ -10,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "server/server.hpp"
+#include "track/store.hpp"
 
 namespace neurarch::cli {
 
@@ -28,6 +30,9 @@ int run_serve_command(int argc, const char* const* argv, std::ostream& out, std:
       ->check(CLI::Range(0.0, 1e6));
   app.add_option("--cache-entries", o.cache_entries, "reports kept in memory (default 512)")->check(CLI::Range(1, 1 << 20));
   app.add_option("--hf-cache", hub_cache, "Hugging Face cache to serve from (default: HF_HUB_CACHE, HF_HOME/hub, ...)");
+  app.add_option("--changes-db", o.changes_db,
+                 "the change tracker's store to serve histories, advisories and /changes from "
+                 "(default: the tracker's own, when it exists)");
   app.add_flag("--access-log", o.access_log, "one line per request on stderr");
   try {
     app.parse(argc, argv);
@@ -36,6 +41,8 @@ int run_serve_command(int argc, const char* const* argv, std::ostream& out, std:
   }
   o.post_per_minute = per_minute;
   if (!hub_cache.empty()) o.hub_cache = hub_cache;
+  if (o.changes_db.empty() && std::filesystem::exists(track::default_store_path()))
+    o.changes_db = track::default_store_path();
 
   // Signals are taken by one thread with sigwait, so the server stops cleanly, not from a handler.
   sigset_t stop_signals;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "render/render.hpp"
+#include "server/change_service.hpp"
 #include "server/options.hpp"
 #include "server/rate_limiter.hpp"
 #include "server/report_service.hpp"
@@ -24,6 +25,7 @@ struct ServerContext {
   ShareStore& shares;
   RateLimiter& post_limiter;
   ChangeHistoryProvider change_history;
+  ChangeService* changes = nullptr;  ///< the tracker's store; nullptr when the server has none
 };
 
 }  // namespace neurarch::server

@@ -13,6 +13,8 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;  ///< 0: any free port (tests)
   std::string db_path = "neurarch.db";
+  /// The change tracker's store, read for change histories, advisories and the feed; "" : none.
+  std::string changes_db;
   /// Local Hugging Face cache the server may read; nullopt: the environment's (HF_HUB_CACHE...).
   std::optional<std::filesystem::path> hub_cache;
 

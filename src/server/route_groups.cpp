@@ -9,6 +9,7 @@ const std::vector<RouteGroup>& route_groups() {
       register_api_routes,
       register_share_routes,
       // change-tracker route groups
+      register_change_routes,
   };
   return groups;
 }

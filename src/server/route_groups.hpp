@@ -17,6 +17,8 @@ void register_model_routes(httplib::Server& http, ServerContext& ctx);   // /mod
 void register_api_routes(httplib::Server& http, ServerContext& ctx);     // /api/v1/plan, /index.json
 void register_share_routes(httplib::Server& http, ServerContext& ctx);   // /api/v1/share, /p/{id}
 
+void register_change_routes(httplib::Server& http, ServerContext& ctx);  // /changes, advisories, history
+
 const std::vector<RouteGroup>& route_groups();
 
 }  // namespace neurarch::server

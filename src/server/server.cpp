@@ -29,7 +29,17 @@ Server::Server(ServerOptions options, ChangeHistoryProvider changes) : options_(
     throw Error(ErrorKind::Io, options_.db_path, fmt::format("cannot open the share database: {}", e.what()));
   }
   limiter_ = std::make_unique<RateLimiter>(options_.post_per_minute, options_.post_burst, options_.rate_limit_clients);
-  context_ = std::make_unique<ServerContext>(ServerContext{options_, *reports_, *shares_, *limiter_, std::move(changes)});
+  if (!options_.changes_db.empty()) {
+    try {
+      changes_ = std::make_unique<ChangeService>(options_.changes_db);
+    } catch (const std::exception& e) {
+      throw Error(ErrorKind::Io, options_.changes_db, fmt::format("cannot open the change-tracker store: {}", e.what()));
+    }
+    if (!changes)
+      changes = [service = changes_.get()](const std::string& model_id) { return service->rows(model_id); };
+  }
+  context_ = std::make_unique<ServerContext>(
+      ServerContext{options_, *reports_, *shares_, *limiter_, std::move(changes), changes_.get()});
   http_ = std::make_unique<httplib::Server>();
   auto& http = *http_;
 

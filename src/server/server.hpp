@@ -36,6 +36,7 @@ class Server {
   std::unique_ptr<ReportService> reports_;
   std::unique_ptr<ShareStore> shares_;
   std::unique_ptr<RateLimiter> limiter_;
+  std::unique_ptr<ChangeService> changes_;
   std::unique_ptr<ServerContext> context_;
   std::unique_ptr<httplib::Server> http_;
 };
