@@ -63,13 +63,21 @@ void build_history(const fs::path& dir) {
   if (::pclose(git) != 0) throw std::runtime_error("git fast-import failed");
 }
 
+// Built once per process and removed when it exits.
+struct History {
+  fs::path dir = fs::temp_directory_path() / fmt::format("neurarch_track_bench_{}", ::getpid());
+  History() { build_history(dir); }
+  ~History() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  History(const History&) = delete;
+  History& operator=(const History&) = delete;
+};
+
 const fs::path& history() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / fmt::format("neurarch_track_bench_{}", ::getpid());
-    build_history(d);
-    return d;
-  }();
-  return dir;
+  static const History h;
+  return h.dir;
 }
 
 std::size_t track_into(const std::string& db, const std::string& ref) {
