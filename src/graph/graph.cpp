@@ -10,8 +10,10 @@ constexpr std::array<std::string_view, kNodeTypeCount> kNodeTypeNames{
     "Multi-Query Attention", "Feed Forward", "Gated Feed Forward", "Mixture of Experts",
     "LayerScale",     "Add",           "Linear",            "Pooler",
     "LM Head",        "Classifier",    "Output",
+    "Contrastive Logits", "Conv2d", "BatchNorm", "Pool",
 };
-static_assert(static_cast<int>(NodeType::Output) + 1 == kNodeTypeCount, "name table out of step with NodeType");
+static_assert(static_cast<int>(NodeType::Pool) + 1 == kNodeTypeCount,
+              "name table out of step with NodeType");
 }  // namespace
 
 std::string_view node_type_name(NodeType t) { return kNodeTypeNames[static_cast<std::size_t>(t)]; }
@@ -53,6 +55,12 @@ int Graph::layer_count() const {
 const TensorSpec* Graph::find_tensor(std::string_view name) const {
   for (const auto& t : tensors)
     if (t.name == name) return &t;
+  return nullptr;
+}
+
+const GraphInput* Graph::input_at(int node) const {
+  for (const auto& in : inputs)
+    if (in.node == node) return &in;
   return nullptr;
 }
 

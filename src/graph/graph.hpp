@@ -34,8 +34,14 @@ enum class NodeType {
   LMHead,
   Classifier,
   Output,
+  // Appended for two-tower and multimodal models (CLIP, SigLIP):
+  ContrastiveLogits,  ///< normalised embeddings of two towers -> scaled (and biased) similarity logits
+  // Appended for convolutional vision models (ResNet, ConvNeXt): [C, H, W] feature maps.
+  Conv2d,
+  BatchNorm,
+  Pool,
 };
-inline constexpr int kNodeTypeCount = 19;
+inline constexpr int kNodeTypeCount = 23;
 
 /// NodeType::GroupedQueryAttention -> "Grouped-Query Attention"
 std::string_view node_type_name(NodeType t);
@@ -67,6 +73,16 @@ struct AttentionAttrs {
   bool fused_qkv = false;   ///< one projection reads the input once (GPT-2 c_attn)
 };
 
+/// What a convolution or pooling node slides over its [C, H, W] input.
+struct SpatialAttrs {
+  std::int64_t kernel_h = 1;
+  std::int64_t kernel_w = 1;
+  std::int64_t stride = 1;
+  std::int64_t padding = 0;
+  std::int64_t groups = 1;  ///< depthwise when groups == channels
+  bool max = false;         ///< pooling: max (autograd keeps the argmax indices) rather than average
+};
+
 /// What a feed-forward node computes.
 struct FeedForwardAttrs {
   std::int64_t in = 0;
@@ -86,6 +102,7 @@ struct Node {
   std::string path;          ///< Hugging Face module path, "" when the node has no module
   std::optional<AttentionAttrs> attention;
   std::optional<FeedForwardAttrs> feed_forward;
+  std::optional<SpatialAttrs> spatial;  ///< Conv2d and Pool nodes
   std::string activation;  ///< for nodes that apply one (pooler tanh, head transform gelu)
   double dropout = 0.0;    ///< dropout on this node's output in train mode (a saved mask)
 };
@@ -97,11 +114,21 @@ struct ForwardCheck {
   std::string reason;
 };
 
+/// One argument of forward() that carries data (input_ids, pixel_values). Two-tower and multimodal
+/// models have several; the main one is also described by Graph::input_shape / input_kind.
+struct GraphInput {
+  std::string name;  ///< forward()'s argument: "input_ids", "pixel_values"
+  std::string kind;  ///< "tokens" | "pixels"
+  Shape shape;       ///< per sample
+  int node = -1;     ///< its Input node
+};
+
 struct Graph {
   std::vector<Node> nodes;
   std::vector<TensorSpec> tensors;
-  Shape input_shape;       ///< per sample: [seq] token ids or [C, H, W] pixels
-  std::string input_kind;  ///< "tokens" | "pixels"
+  Shape input_shape;       ///< the main input, per sample: [seq] token ids or [C, H, W] pixels
+  std::string input_kind;  ///< the main input's kind: "tokens" | "pixels"
+  std::vector<GraphInput> inputs;  ///< every input in declaration order (the main one included)
   ForwardCheck forward;
   std::vector<std::string> notes;  ///< non-fatal remarks made while building
 
@@ -114,6 +141,8 @@ struct Graph {
   /// Nodes other than Input and Output.
   int layer_count() const;
   const TensorSpec* find_tensor(std::string_view name) const;
+  /// The input whose Input node is `node`, or nullptr.
+  const GraphInput* input_at(int node) const;
 };
 
 }  // namespace neurarch::graph

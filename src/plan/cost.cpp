@@ -53,7 +53,10 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
         continue;
       }
       double elems = static_cast<double>(spec.scalars());
-      double positions = spec.shape.size() == 4 ? static_cast<double>(tokens_of(n.out)) : tokens;
+      // A convolution's kernel slides over every output position of its [C, H, W] map.
+      double positions = spec.shape.size() != 4 ? tokens
+                         : n.spatial && n.out.size() == 3 ? static_cast<double>(n.out[1] * n.out[2])
+                                                          : static_cast<double>(tokens_of(n.out));
       double fwd = 2.0 * positions * elems;
       c.flops_forward += fwd;
       bool trainable = full || n.type == graph::NodeType::Classifier;

@@ -19,6 +19,7 @@ bool uses_matmul(NodeType t) {
     case NodeType::Classifier:
     case NodeType::LMHead:
     case NodeType::PatchEmbed:
+    case NodeType::Conv2d:
       return true;
     default:
       return false;

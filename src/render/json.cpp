@@ -32,6 +32,8 @@ Json summary_json(const report::Report& r) {
                   {"config", r.model.config_origin},
                   {"reference", r.model.reference}};
   out["input"] = {{"shape", g.input_shape}, {"kind", g.input_kind}};
+  out["inputs"] = Json::array();
+  for (const auto& in : g.inputs) out["inputs"].push_back({{"name", in.name}, {"kind", in.kind}, {"shape", in.shape}});
 
   out["layer_count"] = g.layer_count();
 

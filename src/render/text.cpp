@@ -60,7 +60,10 @@ std::string text(const report::Report& r, const TextOptions& options) {
   out += fmt::format("{} ({}{})\n", r.model.id, r.model.source, r.model.revision.empty() ? "" : " @ " + r.model.revision);
   out += fmt::format("model_type {} · class {} · mirrors transformers {}\n", r.model.model_type, r.model.class_name,
                      r.model.reference);
-  out += fmt::format("Input: {} {}\n\n", g.input_kind, shape_text(g.input_shape));
+  out += fmt::format("Input: {} {}\n", g.input_kind, shape_text(g.input_shape));
+  if (g.inputs.size() > 1)
+    for (const auto& in : g.inputs) out += fmt::format("  {}: {} {}\n", in.name, in.kind, shape_text(in.shape));
+  out += "\n";
 
   Table layers{{"#", "Layer", "Type", "Output shape", "Params"}, {true, false, false, false, true}, {}};
   for (const auto& n : g.nodes)
