@@ -88,6 +88,7 @@ const Family& resnet_family();
 const Family& convnext_family();
 const Family& swin_family();
 const Family& segformer_family();
+const Family& mobilevit_family();
 //   (end of vision II declarations)
 // vision families (declarations)
 const Family& vit_family();
@@ -193,6 +194,7 @@ const RegistryRow kRegistry[] = {
     {"convnext",               convnext_family},
     {"swin",                   swin_family},
     {"segformer",              segformer_family},
+    {"mobilevit",              mobilevit_family},
     //   (end of vision II rows)
     // vision families (rows)
     {"vit",                    vit_family},
