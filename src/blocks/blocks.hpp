@@ -131,6 +131,28 @@ struct LmHeadSpec {
 /// [seq, hidden] -> [seq, vocab].
 Value lm_head(GraphBuilder& b, const Value& x, const std::string& name, const LmHeadSpec& spec);
 
+/// nn.Conv2d over a [C, H, W] feature map -> [out, H', W'], H' = (H + 2 padding - kernel) / stride + 1.
+struct ConvSpec {
+  Scope module;
+  std::int64_t in = 0;
+  std::int64_t out = 0;
+  std::int64_t kernel = 1;
+  std::int64_t stride = 1;
+  std::int64_t padding = 0;
+  std::int64_t groups = 1;  ///< depthwise: groups == in == out
+  bool bias = true;
+};
+Value conv2d(GraphBuilder& b, const Value& x, const std::string& name, const ConvSpec& spec);
+
+/// nn.BatchNorm2d over the channels of [C, H, W]: weight and bias, running_mean / running_var buffers (saved in
+/// the model's dtype) and num_batches_tracked (I64 scalar). `activation` is applied to its output (ResNet).
+Value batch_norm(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module,
+                 const std::string& activation = "");
+
+/// Max or average pooling over [C, H, W]; kernel 0 pools each channel to 1x1 (AdaptiveAvgPool2d((1, 1))).
+Value pool(GraphBuilder& b, const Value& x, const std::string& name, bool max, std::int64_t kernel = 0,
+           std::int64_t stride = 1, std::int64_t padding = 0);
+
 /// Node names of repeated block i, shared by every family: "Attention_3", "LayerNorm_3_1", ...
 struct BlockNames {
   std::int64_t i;

@@ -235,7 +235,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
                          in.class_name, source, *in.requested_target_seq));
     target = source;
   }
-  auto target_ids = b.input({target}, "tokens", "Decoder_Input");
+  auto target_ids = b.input({target}, "tokens", "decoder_input_ids");
   // Unshared Marian tables are copies of the source table, so they have its rows.
   auto x = stacks.decoder(target_ids, memory, root / "decoder", decoder_table, !d.shared_embeddings, d.vocab,
                           static_cast<int>(d.encoder.layers));

@@ -113,6 +113,17 @@ const Family& modernbert_family();
 const Family& funnel_family();
 //   (end of encoders II declarations)
 // vision and multimodal II (declarations)
+const Family& clip_family();
+const Family& clip_vision_model_family();
+const Family& clip_text_model_family();
+const Family& siglip_family();
+const Family& siglip_vision_model_family();
+const Family& llava_family();
+const Family& resnet_family();
+const Family& convnext_family();
+const Family& swin_family();
+const Family& segformer_family();
+const Family& mobilevit_family();
 //   (end of vision II declarations)
 // vision families (declarations)
 const Family& vit_family();
@@ -242,6 +253,17 @@ const RegistryRow kRegistry[] = {
     {"funnel",                 funnel_family},
     //   (end of encoders II rows)
     // vision and multimodal II (rows)
+    {"clip",                   clip_family},
+    {"clip_vision_model",      clip_vision_model_family},
+    {"clip_text_model",        clip_text_model_family},
+    {"siglip",                 siglip_family},
+    {"siglip_vision_model",    siglip_vision_model_family},
+    {"llava",                  llava_family},
+    {"resnet",                 resnet_family},
+    {"convnext",               convnext_family},
+    {"swin",                   swin_family},
+    {"segformer",              segformer_family},
+    {"mobilevit",              mobilevit_family},
     //   (end of vision II rows)
     // vision families (rows)
     {"vit",                    vit_family},

@@ -182,7 +182,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
                          in.class_name, source, *in.requested_target_seq));
     target = source;
   }
-  auto target_ids = b.input({target}, "tokens", "Decoder_Input");
+  auto target_ids = b.input({target}, "tokens", "decoder_input_ids");
   auto x = stacks.decoder(target_ids, memory, shared);
 
   switch (in.head) {

@@ -161,7 +161,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
   const Scope root = in.head == Head::Base ? Scope() : Scope("model");
   auto memory = builder.encoder(root / "encoder");
-  auto ids = b.input({in.target_length(d.target_positions)}, "tokens", "Decoder_Input");
+  auto ids = b.input({in.target_length(d.target_positions)}, "tokens", "decoder_input_ids");
   auto x = builder.decoder(ids, memory, root / "decoder", static_cast<int>(d.encoder_layers));
   if (in.head == Head::Seq2SeqLM) {
     LmHeadSpec head{.module = Scope("proj_out"), .hidden = d.d_model, .vocab = d.vocab};

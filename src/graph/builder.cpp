@@ -1,5 +1,7 @@
 #include "graph/builder.hpp"
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -18,25 +20,63 @@ std::string Scope::operator()(std::string_view leaf) const {
 }
 
 Value GraphBuilder::input(Shape shape, std::string kind, std::string name) {
-  if (graph_.inputs.empty()) {
+  if (name.empty()) name = kind == "tokens" ? "input_ids" : kind == "pixels" ? "pixel_values" : kind;
+  const bool first = graph_.inputs.empty();
+  if (first) {
     graph_.input_shape = shape;
     graph_.input_kind = kind;
   }
-  auto v = node(NodeType::Input, name, shape, {});
+  // The single-input models keep their node name "Input"; later inputs are told apart by argument.
+  std::string node_name = first ? std::string("Input") : "Input_" + name;
+  // Input nodes are the model's, not a nested sub-model's: no label, no module.
+  const std::string label = std::exchange(label_prefix_, std::string());
+  auto v = node(NodeType::Input, std::move(node_name), shape, {});
+  label_prefix_ = label;
+  at(v).path.clear();
+  at(v).block = -1;
   graph_.inputs.push_back(GraphInput{std::move(name), std::move(kind), std::move(shape), v.node});
   return v;
+}
+
+void GraphBuilder::set_main_input(const Value& v) {
+  const GraphInput* in = graph_.input_at(v.node);
+  if (!in) return;
+  graph_.input_shape = in->shape;
+  graph_.input_kind = in->kind;
+}
+
+void GraphBuilder::open_nest(const Nest& nest) {
+  nests_.push_back(nest);
+  if (!nest.module.empty()) module_prefix_ += nest.module + ".";
+  label_prefix_ += nest.label;
+  block_offset_ += nest.first_block;
+}
+
+void GraphBuilder::close_nest() {
+  if (nests_.empty()) return;
+  const Nest nest = nests_.back();
+  nests_.pop_back();
+  if (!nest.module.empty()) module_prefix_.resize(module_prefix_.size() - nest.module.size() - 1);
+  label_prefix_.resize(label_prefix_.size() - nest.label.size());
+  block_offset_ -= nest.first_block;
+  block_ = -1;
+}
+
+std::string GraphBuilder::nested(std::string name) const {
+  return module_prefix_.empty() || name.empty() ? name : module_prefix_ + name;
 }
 
 Value GraphBuilder::node(NodeType type, std::string name, Shape out, std::initializer_list<Value> inputs,
                          const Scope& module) {
   Node n;
   n.index = static_cast<int>(graph_.nodes.size());
-  n.name = std::move(name);
+  n.name = label_prefix_ + std::move(name);
   n.type = type;
   n.out = out;
   for (const auto& in : inputs) n.inputs.push_back(in.node);
   n.block = block_;
-  n.path = module.path();
+  if (block_ >= next_block_) next_block_ = block_ + 1;
+  n.path = nested(module.path());
   graph_.nodes.push_back(std::move(n));
   return Value{static_cast<int>(graph_.nodes.size()) - 1, std::move(out)};
 }
@@ -55,6 +95,7 @@ void check_shape(const std::string& name, const Shape& shape) {
 }  // namespace
 
 void GraphBuilder::parameter(const Value& owner, std::string name, Shape shape) {
+  name = nested(std::move(name));
   check_shape(name, shape);
   TensorSpec t{std::move(name), std::move(shape), param_dtype_, TensorKind::Parameter, owner.node, {}};
   at(owner).tensors.push_back(static_cast<int>(graph_.tensors.size()));
@@ -62,6 +103,7 @@ void GraphBuilder::parameter(const Value& owner, std::string name, Shape shape) 
 }
 
 void GraphBuilder::buffer(const Value& owner, std::string name, Shape shape, DType dtype) {
+  name = nested(std::move(name));
   check_shape(name, shape);
   TensorSpec t{std::move(name), std::move(shape), dtype, TensorKind::Buffer, owner.node, {}};
   at(owner).tensors.push_back(static_cast<int>(graph_.tensors.size()));
@@ -69,7 +111,8 @@ void GraphBuilder::buffer(const Value& owner, std::string name, Shape shape, DTy
 }
 
 void GraphBuilder::tied(const Value& owner, std::string name, Shape shape, std::string target) {
-  TensorSpec t{std::move(name), std::move(shape), param_dtype_, TensorKind::Parameter, owner.node, std::move(target)};
+  TensorSpec t{nested(std::move(name)), std::move(shape), param_dtype_, TensorKind::Parameter, owner.node,
+               nested(std::move(target))};
   at(owner).tensors.push_back(static_cast<int>(graph_.tensors.size()));
   graph_.tensors.push_back(std::move(t));
 }

@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "graph/graph.hpp"
 
@@ -33,13 +34,25 @@ struct Value {
   Shape shape;
 };
 
+/// A sub-model built inside another (LLaVA's language model, a tower of CLIP): while it is open,
+/// tensor names and module paths get `module.` in front, node names `label` in front, and block
+/// indices are shifted by `first_block`, so the inner family's code runs unchanged and its names,
+/// layers and blocks stay distinct from the outer model's.
+struct Nest {
+  std::string module;  ///< e.g. "language_model"; "" keeps names as they are
+  std::string label;   ///< e.g. "LM_"
+  int first_block = 0;
+};
+
 class GraphBuilder {
  public:
   explicit GraphBuilder(DType param_dtype = DType::F32) : param_dtype_(param_dtype) {}
 
-  /// The first call declares the main input; later ones further inputs (decoder tokens), each
-  /// under its own node name.
-  Value input(Shape shape, std::string kind, std::string name = "Input");
+  /// A data argument of forward(). The first one declared is the main input (see set_main_input);
+  /// `name` defaults to "input_ids" for tokens and "pixel_values" for pixels.
+  Value input(Shape shape, std::string kind, std::string name = "");
+  /// Makes the input `v` the one Graph::input_shape / input_kind describe.
+  void set_main_input(const Value& v);
   /// A node whose output shape the caller has computed from its inputs.
   Value node(NodeType type, std::string name, Shape out, std::initializer_list<Value> inputs,
              const Scope& module = Scope());
@@ -53,18 +66,43 @@ class GraphBuilder {
   /// A remark that does not stop the forward pass (e.g. positions extrapolated by RoPE).
   void note(std::string text);
 
-  /// Nodes created after this call belong to repeated block `index` (-1: none).
-  void set_block(int index) { block_ = index; }
+  /// Nodes created after this call belong to repeated block `index` (-1: none), shifted by the open nests.
+  void set_block(int index) { block_ = index < 0 ? -1 : index + block_offset_; }
+  /// Opens a sub-model (see Nest); close it with close_nest(), or use Nested.
+  void open_nest(const Nest& nest);
+  void close_nest();
+  /// One past the highest block index used so far: where a following sub-model's blocks can start.
+  int next_block() const { return next_block_; }
   Node& at(const Value& v) { return graph_.nodes.at(static_cast<std::size_t>(v.node)); }
+  /// What has been built so far (a composite model finds what a nested sub-model made).
+  const Graph& graph() const { return graph_; }
   DType param_dtype() const { return param_dtype_; }
 
   /// Appends the Output node and hands over the graph.
   Graph finish(const Value& last);
 
  private:
+  std::string nested(std::string name) const;
+
   Graph graph_;
   DType param_dtype_;
   int block_ = -1;
+  int next_block_ = 0;
+  std::vector<Nest> nests_;
+  std::string module_prefix_, label_prefix_;
+  int block_offset_ = 0;
+};
+
+/// Keeps a Nest open for the lifetime of the object.
+class Nested {
+ public:
+  Nested(GraphBuilder& b, const Nest& nest) : b_(b) { b_.open_nest(nest); }
+  ~Nested() { b_.close_nest(); }
+  Nested(const Nested&) = delete;
+  Nested& operator=(const Nested&) = delete;
+
+ private:
+  GraphBuilder& b_;
 };
 
 }  // namespace neurarch::graph

@@ -12,8 +12,9 @@ constexpr std::array<std::string_view, kNodeTypeCount> kNodeTypeNames{
     "LayerScale",     "Add",           "Linear",            "Pooler",
     "LM Head",        "Classifier",    "Output",
     "Latent Attention", "State Space Mixer", "Conv1d", "Relative Position Bias",
+    "Contrastive Logits", "Conv2d", "BatchNorm", "Pool",
 };
-static_assert(static_cast<int>(NodeType::RelativePositionBias) + 1 == kNodeTypeCount,
+static_assert(static_cast<int>(NodeType::Pool) + 1 == kNodeTypeCount,
               "name table out of step with NodeType");
 }  // namespace
 
@@ -80,20 +81,10 @@ const TensorSpec* Graph::find_tensor(std::string_view name) const {
   return nullptr;
 }
 
-std::string_view Graph::input_kind_of(int node) const {
-  // Follow first inputs back to an Input node: a decoder's embedding reads the decoder's tokens
-  // even when the main input is audio. Inputs always precede their users, so this terminates.
-  while (node >= 0 && static_cast<std::size_t>(node) < nodes.size()) {
-    const Node& n = nodes[static_cast<std::size_t>(node)];
-    if (n.type == NodeType::Input) {
-      for (const auto& in : inputs)
-        if (in.node == node) return in.kind;
-      return input_kind;
-    }
-    if (n.inputs.empty()) return {};
-    node = n.inputs.front();
-  }
-  return {};
+const GraphInput* Graph::input_at(int node) const {
+  for (const auto& in : inputs)
+    if (in.node == node) return &in;
+  return nullptr;
 }
 
 }  // namespace neurarch::graph

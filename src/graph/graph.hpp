@@ -39,8 +39,14 @@ enum class NodeType {
   // encoder-decoder and speech families
   Conv1d,                ///< a 1-D convolution over time (audio front-ends, positional convolutions)
   RelativePositionBias,  ///< T5's bucketed relative-position table, added to the attention scores
+  // Appended for two-tower and multimodal models (CLIP, SigLIP):
+  ContrastiveLogits,  ///< normalised embeddings of two towers -> scaled (and biased) similarity logits
+  // Appended for convolutional vision models (ResNet, ConvNeXt): [C, H, W] feature maps.
+  Conv2d,
+  BatchNorm,
+  Pool,
 };
-inline constexpr int kNodeTypeCount = 23;
+inline constexpr int kNodeTypeCount = 27;
 
 /// NodeType::GroupedQueryAttention -> "Grouped-Query Attention"
 std::string_view node_type_name(NodeType t);
@@ -102,6 +108,16 @@ struct StateSpaceAttrs {
   std::int64_t projection = 0;      ///< in_proj's output width
 };
 
+/// What a convolution or pooling node slides over its [C, H, W] input.
+struct SpatialAttrs {
+  std::int64_t kernel_h = 1;
+  std::int64_t kernel_w = 1;
+  std::int64_t stride = 1;
+  std::int64_t padding = 0;
+  std::int64_t groups = 1;  ///< depthwise when groups == channels
+  bool max = false;         ///< pooling: max (autograd keeps the argmax indices) rather than average
+};
+
 /// What a feed-forward node computes.
 struct FeedForwardAttrs {
   std::int64_t in = 0;
@@ -124,13 +140,6 @@ struct ConvAttrs {
 };
 
 /// One input of the model: the main one (Graph::input_shape) or a further one (decoder tokens).
-struct GraphInput {
-  std::string name;  ///< the Input node's name: "Input", "Decoder_Input"
-  std::string kind;  ///< "tokens" | "pixels" | "audio" | "audio_features"
-  Shape shape;
-  int node = -1;
-};
-
 /// A mixture-of-experts layer: a router sends each token to top_k of `experts` identical routed
 /// experts; shared experts see every token. Tensors are declared in this order, which the
 /// activation model relies on: router weight, then the routed experts (per expert: input
@@ -163,6 +172,7 @@ struct Node {
   std::optional<MoEAttrs> moe;  ///< set on MixtureOfExperts nodes
   std::optional<LatentAttentionAttrs> latent;  ///< set on LatentAttention nodes
   std::optional<StateSpaceAttrs> ssm;          ///< set on StateSpaceMixer nodes
+  std::optional<SpatialAttrs> spatial;  ///< Conv2d and Pool nodes
   std::string activation;  ///< for nodes that apply one (pooler tanh, head transform gelu)
   double dropout = 0.0;    ///< dropout on this node's output in train mode (a saved mask)
   std::optional<ConvAttrs> conv;
@@ -175,12 +185,21 @@ struct ForwardCheck {
   std::string reason;
 };
 
+/// One argument of forward() that carries data (input_ids, pixel_values). Two-tower and multimodal
+/// models have several; the main one is also described by Graph::input_shape / input_kind.
+struct GraphInput {
+  std::string name;  ///< forward()'s argument: "input_ids", "pixel_values"
+  std::string kind;  ///< "tokens" | "pixels" | "audio" | "audio_features"
+  Shape shape;       ///< per sample
+  int node = -1;     ///< its Input node
+};
+
 struct Graph {
   std::vector<Node> nodes;
   std::vector<TensorSpec> tensors;
   Shape input_shape;       ///< per sample, of the main input: [seq] token ids or [C, H, W] pixels
   std::string input_kind;  ///< of the main input: "tokens" | "pixels" | "audio" | "audio_features"
-  std::vector<GraphInput> inputs;  ///< every input, the main one first (encoder-decoders have two)
+  std::vector<GraphInput> inputs;  ///< every input in declaration order, the main one first
   ForwardCheck forward;
   std::vector<std::string> notes;  ///< non-fatal remarks made while building
 
@@ -198,8 +217,8 @@ struct Graph {
   /// Nodes other than Input and Output.
   int layer_count() const;
   const TensorSpec* find_tensor(std::string_view name) const;
-  /// The kind of the input that a node's first-input chain starts from ("" when none).
-  std::string_view input_kind_of(int node) const;
+  /// The input whose Input node is `node`, or nullptr.
+  const GraphInput* input_at(int node) const;
 };
 
 }  // namespace neurarch::graph

@@ -28,7 +28,7 @@ struct Precision {
 class Builder {
  public:
   Builder(const graph::Graph& g, const Setup& s, const std::vector<WeightRole>& roles)
-      : g_(g), s_(s), roles_(roles), out_bytes_(g.nodes.size(), 4) {
+      : g_(g), s_(s), roles_(roles), out_bytes_(g.nodes.size(), 4), origin_(g.nodes.size()) {
     bool full = s.mode == Mode::Full;
     p_.autocast = s.autocast_bf16;
     p_.params = full ? 4 : 2;
@@ -141,14 +141,21 @@ class Builder {
     const std::int64_t d_in = in_shape.empty() ? 0 : in_shape.back();
     const std::int64_t d = n.out.empty() ? 0 : n.out.back();
     int out = in_bytes;
+    // Which input a node's main operand descends from: a text tower's lookups index token ids, a
+    // vision tower's positions are added to pixels' patches.
+    const graph::GraphInput* origin = n.type == NodeType::Input ? g_.input_at(n.index)
+                                      : in                     ? origin_[static_cast<std::size_t>(in->index)]
+                                                               : nullptr;
+    origin_[static_cast<std::size_t>(n.index)] = origin;
+    const bool from_tokens = origin ? origin->kind == "tokens" : g_.input_kind == "tokens";
 
     switch (n.type) {
       case NodeType::Input:
-        out = g_.input_kind_of(n.index) == "tokens" ? 8 : 4;
+        out = from_tokens ? 8 : 4;
         break;
       case NodeType::Embedding:
       case NodeType::LearnedPosEmbed:
-        if (g_.input_kind_of(n.index) == "tokens" && full) a.saved.push_back({"lookup indices", tokens_of(n.out), 8});
+        if (from_tokens && full) a.saved.push_back({"lookup indices", tokens_of(n.out), 8});
         out = std::max(in_bytes == 8 ? 0 : in_bytes, p_.params);
         break;
       case NodeType::PatchEmbed: {
@@ -194,8 +201,10 @@ class Builder {
         out = std::max(in_bytes, p_.params);
         break;
       case NodeType::Add:
-        // Addition's backward needs neither operand.
+        // Addition's backward needs neither operand; an activation after the sum (ResNet's ReLU) keeps its own.
         for (int i : n.inputs) out = std::max(out, out_bytes_[static_cast<std::size_t>(i)]);
+        if (!n.activation.empty())
+          activation(a, n.activation, std::accumulate(n.out.begin(), n.out.end(), std::int64_t{1}, std::multiplies<>()));
         break;
       case NodeType::Linear:
         linear_inputs(a, n, 0, 1, tokens * d_in, in_bytes, "dense input");
@@ -220,6 +229,42 @@ class Builder {
         logits_.loss_transient_bytes += 2 * tokens * d * 4;
         logits_.logits_grad_bytes += tokens * d * (4 + c);
         out = c;
+        break;
+      case NodeType::ContrastiveLogits:
+        contrastive(a, n);
+        out = 4;  // the bf16 similarities times the fp32 logit_scale
+        break;
+      case NodeType::Conv2d: {
+        // The weight gradient needs the input (a bf16 cast of an fp32 map under autocast); frozen
+        // convolutions (LoRA, QLoRA) need only their weights for the input gradient.
+        std::int64_t elements = std::accumulate(in_shape.begin(), in_shape.end(), std::int64_t{1}, std::multiplies<>());
+        linear_inputs(a, n, 0, 1, elements, in_bytes, "conv input");
+        // An activation and dropout on the conv's output (SegFormer's Mix-FFN) keep their own.
+        const std::int64_t produced = std::accumulate(n.out.begin(), n.out.end(), std::int64_t{1}, std::multiplies<>());
+        activation(a, n.activation, produced);
+        if (n.dropout > 0) a.saved.push_back({"dropout mask", produced, s_.dropout_mask_bytes});
+        out = c;
+        break;
+      }
+      case NodeType::BatchNorm: {
+        // Training-mode batch norm keeps its input and the per-channel batch mean and inverse std
+        // (fp32); it runs in its input's dtype under autocast. ReLU after it keeps its output.
+        std::int64_t elements = std::accumulate(in_shape.begin(), in_shape.end(), std::int64_t{1}, std::multiplies<>());
+        a.saved.push_back({"BatchNorm input", elements, in_bytes});
+        a.saved.push_back({"BatchNorm batch mean/invstd", 2 * (in_shape.empty() ? 0 : in_shape.front()), 4});
+        activation(a, n.activation, elements);
+        break;
+      }
+      case NodeType::Pool:
+        // Max pooling keeps its input and the argmax of every output (int64); average pooling
+        // needs only the shapes.
+        if (n.spatial && n.spatial->max) {
+          a.saved.push_back({"max-pool input", std::accumulate(in_shape.begin(), in_shape.end(), std::int64_t{1},
+                                                               std::multiplies<>()),
+                             in_bytes});
+          a.saved.push_back(
+              {"max-pool indices", std::accumulate(n.out.begin(), n.out.end(), std::int64_t{1}, std::multiplies<>()), 8});
+        }
         break;
       case NodeType::Output:
         break;
@@ -389,6 +434,21 @@ class Builder {
     if (!cast && a.saved.size() > before) memory_saved_[static_cast<std::size_t>(memory.index)] = true;
   }
 
+  // Each tower's embedding is L2-normalised (the norm keeps its input, in fp32 under autocast, and the
+  // division keeps the norm), then one matmul of the two keeps both normalised operands. The B x B
+  // logits and their loss add B values per sample, negligible at any batch that fits.
+  void contrastive(NodeActivations& a, const Node& n) {
+    std::int64_t elements = 0;
+    int widest = p_.compute;
+    for (int i : n.inputs) {
+      elements += g_.nodes[static_cast<std::size_t>(i)].out.back();
+      widest = std::max(widest, out_bytes_[static_cast<std::size_t>(i)]);
+    }
+    a.saved.push_back({"projected embeddings (L2-norm input)", elements, p_.autocast ? 4 : widest});
+    a.saved.push_back({"embedding norms", static_cast<std::int64_t>(n.inputs.size()), 4});
+    a.saved.push_back({"normalised embeddings (similarity matmul input)", elements, p_.compute});
+  }
+
   void feed_forward(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
     const auto& f = *n.feed_forward;
     const int c = p_.compute;
@@ -501,6 +561,7 @@ class Builder {
   const Setup& s_;
   const std::vector<WeightRole>& roles_;
   std::vector<int> out_bytes_;
+  std::vector<const graph::GraphInput*> origin_;
   Precision p_{};
   LogitsTerms logits_;
   std::vector<std::string> notes_;

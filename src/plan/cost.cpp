@@ -53,9 +53,14 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
         continue;
       }
       double elems = static_cast<double>(spec.scalars());
-      // A convolution's kernel slides over its output positions (Conv1d outputs are [frames, channels]);
-      // stacked expert matrices [experts, out, in] are plain matmuls over the routed tokens.
-      double positions = spec.shape.size() >= 3 && !n.moe ? static_cast<double>(tokens_of(n.out)) : tokens;
+      // A convolution's kernel slides over every output position: H x W of a [C, H, W] map, the frames
+      // of a Conv1d's [frames, channels]; stacked expert matrices [experts, out, in] are plain
+      // matmuls over the routed tokens.
+      double positions = tokens;
+      if (spec.shape.size() == 4 && n.spatial && n.out.size() == 3)
+        positions = static_cast<double>(n.out[1] * n.out[2]);
+      else if (spec.shape.size() >= 3 && !n.moe)
+        positions = static_cast<double>(tokens_of(n.out));
       // A routed expert's weights see top_k / experts of the tokens on average.
       if (n.moe && n.moe->experts > 0 &&
           std::find(n.moe->routed_tensors.begin(), n.moe->routed_tensors.end(), t) != n.moe->routed_tensors.end())

@@ -22,6 +22,7 @@ bool uses_matmul(NodeType t) {
     case NodeType::LMHead:
     case NodeType::PatchEmbed:
     case NodeType::Conv1d:
+    case NodeType::Conv2d:
       return true;
     default:
       return false;

@@ -32,12 +32,9 @@ Json summary_json(const report::Report& r) {
                   {"config", r.model.config_origin},
                   {"reference", r.model.reference}};
   out["input"] = {{"shape", g.input_shape}, {"kind", g.input_kind}};
-  // Encoder-decoders take a second input (the decoder's tokens); "input" stays the main one.
-  if (g.inputs.size() > 1) {
-    Json inputs = Json::array();
-    for (const auto& in : g.inputs) inputs.push_back({{"name", in.name}, {"shape", in.shape}, {"kind", in.kind}});
-    out["inputs"] = std::move(inputs);
-  }
+  // Every input, the main one first (two for encoder-decoders and two-tower models); "input" is the main one.
+  out["inputs"] = Json::array();
+  for (const auto& in : g.inputs) out["inputs"].push_back({{"name", in.name}, {"kind", in.kind}, {"shape", in.shape}});
 
   out["layer_count"] = g.layer_count();
 

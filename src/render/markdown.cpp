@@ -23,6 +23,10 @@ std::string markdown(const report::Report& r) {
   out += fmt::format("- model_type: `{}`\n- class: `{}`\n- source: {}{}\n- input: {} {}\n\n", r.model.model_type,
                      r.model.class_name, r.model.source, r.model.revision.empty() ? "" : " @ `" + r.model.revision + "`",
                      g.input_kind, shape_text(g.input_shape));
+  if (g.inputs.size() > 1) {
+    for (const auto& in : g.inputs) out += fmt::format("- input `{}`: {} {}\n", in.name, in.kind, shape_text(in.shape));
+    out += "\n";
+  }
   out += "## Summary\n\n";
   for (const auto& line : summary_lines(r)) out += "- " + cell(line) + "\n";
 

@@ -1,0 +1,177 @@
+#include "families/clip_common.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "families/vit_common.hpp"
+
+namespace neurarch::families::clip {
+
+using namespace blocks;
+using graph::NodeType;
+
+Config sub_config(const Config& c, std::string_view key) {
+  const std::string origin = fmt::format("{}: {}", c.origin(), key);
+  const auto* v = c.raw({key});
+  if (!v) return Config(nlohmann::json::object(), origin);
+  if (!v->is_object())
+    throw Error(ErrorKind::InvalidInput, fmt::format("{}: key '{}'", c.origin(), key),
+                fmt::format("expected an object (a sub-config), found {}", v->type_name()));
+  return Config(*v, origin);
+}
+
+namespace {
+
+// One tower's encoder sizes, read with the reference's defaults for that tower.
+struct Dims {
+  std::int64_t hidden, intermediate, layers, heads;
+  std::string activation;
+  double attention_dropout = 0.0;
+};
+
+Dims read_dims(const Config& c, const Dims& defaults) {
+  return {c.dim({"hidden_size"}, defaults.hidden), c.dim({"intermediate_size"}, defaults.intermediate),
+          c.dim({"num_hidden_layers"}, defaults.layers), c.dim({"num_attention_heads"}, defaults.heads),
+          c.text({"hidden_act"}, defaults.activation), c.number({"attention_dropout"}, 0.0)};
+}
+
+// CLIPEncoder / SiglipEncoder: pre-norm layers; returns hidden_states (the input, then every layer's output).
+std::vector<Value> encoder(GraphBuilder& b, Value x, const Scope& layers, const Dims& d, bool causal) {
+  std::vector<Value> states{x};
+  for (std::int64_t i = 0; i < d.layers; ++i) {
+    b.set_block(static_cast<int>(i));
+    const Scope l = layers / i;
+    const Scope attn = l / "self_attn";
+    const Scope mlp = l / "mlp";
+    PreNormLayer layer;
+    layer.norm1 = {l / "layer_norm1"};
+    layer.attention = {.hidden = d.hidden, .heads = d.heads, .causal = causal, .module = attn, .q = attn / "q_proj",
+                       .k = attn / "k_proj", .v = attn / "v_proj", .o = attn / "out_proj",
+                       .dropout = d.attention_dropout};
+    layer.norm2 = {l / "layer_norm2"};
+    layer.ffn = {.hidden = d.hidden, .intermediate = d.intermediate, .activation = d.activation, .module = mlp,
+                 .up = mlp / "fc1", .down = mlp / "fc2"};
+    x = pre_norm_layer(b, x, i, layer);
+    states.push_back(x);
+  }
+  b.set_block(-1);
+  return states;
+}
+
+// SiglipMultiheadAttentionPoolingHead: a learned probe attends over the sequence (nn.MultiheadAttention,
+// fused in_proj), then a residual MLP over the one pooled token.
+Value attention_pooling(GraphBuilder& b, const Value& x, const Scope& head, const Dims& d) {
+  const Scope attn = head / "attention";
+  const std::int64_t seq = x.shape.size() >= 2 ? x.shape[x.shape.size() - 2] : 1;
+  auto pooled = b.node(NodeType::MultiHeadAttention, "Head_Attention", {1, d.hidden}, {x}, attn);
+  b.at(pooled).attention = graph::AttentionAttrs{d.heads, d.heads, d.hidden / d.heads, 1, seq, false, 0, 0.0, false,
+                                                 true};
+  b.parameter(pooled, head("probe"), {1, 1, d.hidden});
+  b.parameter(pooled, attn("in_proj_weight"), {3 * d.hidden, d.hidden});
+  b.parameter(pooled, attn("in_proj_bias"), {3 * d.hidden});
+  linear_tensors(b, pooled, attn / "out_proj", d.hidden, d.hidden, true);
+  if (d.hidden % d.heads != 0)
+    b.fail(pooled, fmt::format("hidden size {} not divisible by {} heads", d.hidden, d.heads));
+  auto h = norm(b, pooled, "Head_LayerNorm", {head / "layernorm"});
+  const Scope mlp = head / "mlp";
+  h = feed_forward(b, h, "Head_MLP",
+                   {.hidden = d.hidden, .intermediate = d.intermediate, .activation = d.activation, .module = mlp,
+                    .up = mlp / "fc1", .down = mlp / "fc2"});
+  auto out = add(b, h, pooled, "Head_Add");
+  return Value{out.node, {d.hidden}};
+}
+
+}  // namespace
+
+Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root) {
+  const bool is_clip = v == Variant::Clip;
+  const Dims d = read_dims(c, is_clip ? Dims{512, 2048, 12, 8, "quick_gelu"} : Dims{768, 3072, 12, 12, "gelu_pytorch_tanh"});
+  const std::int64_t vocab = c.dim({"vocab_size"}, is_clip ? 49408 : 32000);
+  const std::int64_t positions = c.dim({"max_position_embeddings"}, is_clip ? 77 : 64);
+  const Scope emb = root / "embeddings";
+
+  Tower t;
+  t.hidden = d.hidden;
+  t.layers = d.layers;
+  t.input = b.input({in.sequence_length(positions)}, "tokens");
+  auto x = token_embedding(b, t.input, "Token_Embed", emb / "token_embedding", vocab, d.hidden);
+  x = learned_positions(b, x, "Learned_Pos_Embed", emb / "position_embedding", positions, d.hidden);
+  // CLIP's text tower is causal; SigLIP's attends both ways.
+  x = encoder(b, x, root / "encoder" / "layers", d, is_clip).back();
+  x = norm(b, x, "Final_LayerNorm", {root / "final_layer_norm"});
+  t.sequence = x;
+  if (is_clip) {
+    // pooler_output is the hidden state at the EOS token: a gather, no module.
+    t.pooled = Value{x.node, {d.hidden}};
+  } else {
+    // The last token, through `head` (projection_size defaults to hidden_size).
+    const std::int64_t projection = c.dim({"projection_size"}, d.hidden);
+    auto head = b.node(NodeType::Pooler, "Text_Head", {projection}, {x}, root / "head");
+    linear_tensors(b, head, root / "head", d.hidden, projection, true);
+    t.pooled = head;
+  }
+  return t;
+}
+
+Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root) {
+  const bool is_clip = v == Variant::Clip;
+  const Dims d =
+      read_dims(c, is_clip ? Dims{768, 3072, 12, 12, "quick_gelu"} : Dims{768, 3072, 12, 12, "gelu_pytorch_tanh"});
+  const BuildInput sub{c, in.class_name, in.head, in.requested_seq, in.requested_image_size};
+  const vit::Geometry g = vit::read_geometry(sub, {224, 224, false}, is_clip ? 32 : 16);
+  const Scope emb = root / "embeddings";
+  const Scope conv = emb / "patch_embedding";
+
+  Tower t;
+  t.hidden = d.hidden;
+  t.layers = d.layers;
+  Value x;
+  if (is_clip) {
+    // A bias-free Conv2d, and a class token in front of the patches.
+    t.input = b.input({g.channels, g.input.h, g.input.w}, "pixels");
+    x = b.node(NodeType::PatchEmbed, "Patch_Embed", {1 + g.input_patches(), d.hidden}, {t.input}, conv);
+    b.parameter(x, emb("class_embedding"), {d.hidden});
+    b.parameter(x, conv("weight"), {d.hidden, g.channels, g.patch.h, g.patch.w});
+    if (g.input.h < g.patch.h || g.input.w < g.patch.w)
+      b.fail(x, fmt::format("image {}x{} is smaller than one {}x{} patch", g.input.h, g.input.w, g.patch.h,
+                            g.patch.w));
+  } else {
+    x = vit::pixel_stem(b, g, conv, d.hidden, 0);
+    t.input = Value{b.at(x).inputs.front(), {g.channels, g.input.h, g.input.w}};
+  }
+  // Both look their positions up by index for the configured grid and refuse another image size unless
+  // forward() interpolates them.
+  vit::refuse_other_sizes(b, x, g, is_clip ? "CLIP" : "SigLIP");
+  auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", x.shape, {x}, emb / "position_embedding");
+  b.parameter(pos, (emb / "position_embedding")("weight"), {g.configured_patches() + (is_clip ? 1 : 0), d.hidden});
+  x = pos;
+  if (is_clip) x = norm(b, x, "Pre_LayerNorm", {root / "pre_layrnorm"});
+
+  t.hidden_states = encoder(b, x, root / "encoder" / "layers", d, false);
+  x = t.hidden_states.back();
+  if (is_clip) {
+    // last_hidden_state is the encoder's output; only the pooled class token is layer-normed.
+    t.sequence = x;
+    t.pooled = norm(b, Value{x.node, {d.hidden}}, "Post_LayerNorm", {root / "post_layernorm"});
+    return t;
+  }
+  x = norm(b, x, "Post_LayerNorm", {root / "post_layernorm"});
+  t.sequence = x;
+  // Without the head, pooler_output is None; the sequence is what callers read.
+  t.pooled = c.flag({"vision_use_head"}, true) ? attention_pooling(b, x, root / "head", d) : Value{x.node, {d.hidden}};
+  return t;
+}
+
+Value contrastive_logits(GraphBuilder& b, const Value& text, const Value& image, const graph::Shape& scale_shape,
+                         bool bias) {
+  // Per sample: one logit per (image, text) pair; a batch makes the B x B matrix.
+  auto out = b.node(NodeType::ContrastiveLogits, "Contrastive_Logits", {1}, {image, text});
+  b.parameter(out, "logit_scale", scale_shape);
+  if (bias) b.parameter(out, "logit_bias", scale_shape);
+  if (text.shape.back() != image.shape.back())
+    b.fail(out, fmt::format("text embeddings of width {} cannot be compared with image embeddings of width {}",
+                            text.shape.back(), image.shape.back()));
+  return out;
+}
+
+}  // namespace neurarch::families::clip

@@ -1,0 +1,48 @@
+#pragma once
+// The two towers shared by CLIP and SigLIP (models/clip/modeling_clip.py, models/siglip/modeling_siglip.py,
+// transformers 4.47.1) and reused by LLaVA's vision tower: a text transformer under `text_model` and a
+// vision transformer under `vision_model`, with the same encoder layer names (layer_norm1, self_attn.
+// {q,k,v,out}_proj, layer_norm2, mlp.fc1/fc2). They differ in the stems, the pooling and the heads:
+// CLIP's text tower is causal and pools the EOS token, its vision tower has a class token, a bias-free
+// patch Conv2d, a pre-layernorm and a post-layernorm on the pooled CLS only; SigLIP's text tower is
+// bidirectional, pools the last token and projects it with `head`; its vision tower has no class token,
+// layernorms the whole sequence and pools with a multi-head attention probe (`head`).
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "families/family.hpp"
+
+namespace neurarch::families::clip {
+
+using blocks::GraphBuilder;
+using blocks::Scope;
+using blocks::Value;
+
+enum class Variant { Clip, Siglip };
+
+/// text_config / vision_config of a composite config: the object, or {} (the sub-config's own defaults)
+/// when the key is absent or null, as the reference's config classes do. Errors name the key.
+Config sub_config(const Config& c, std::string_view key);
+
+struct Tower {
+  Value input;     ///< the Input node (input_ids or pixel_values)
+  Value sequence;  ///< last_hidden_state
+  Value pooled;    ///< pooler_output: [hidden] (SigLIP text: [projection_size])
+  std::vector<Value> hidden_states;  ///< vision: the encoder's input, then every layer's output
+  std::int64_t hidden = 0;
+  std::int64_t layers = 0;
+};
+
+/// `text_model` under `root` (CLIPTextTransformer / SiglipTextTransformer), from the text config `c`.
+Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root);
+/// `vision_model` under `root` (CLIPVisionTransformer / SiglipVisionTransformer), from the vision config `c`.
+Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root);
+
+/// The node that compares the towers' embeddings: L2-normalise both, one matmul, times logit_scale.exp()
+/// (plus logit_bias for SigLIP). Owns `logit_scale` (and `logit_bias`) of shape `scale_shape`.
+Value contrastive_logits(GraphBuilder& b, const Value& text, const Value& image, const graph::Shape& scale_shape,
+                         bool bias);
+
+}  // namespace neurarch::families::clip

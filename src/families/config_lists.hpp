@@ -1,0 +1,18 @@
+#pragma once
+// Per-stage lists of hierarchical vision configs (depths, hidden_sizes, ...), read as the reference reads
+// them: a JSON array of positive integers, or the class default when absent.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "core/config.hpp"
+
+namespace neurarch::families {
+
+/// `key` as a list of positive sizes; `fallback` when absent or null. Errors name the key.
+std::vector<std::int64_t> size_list(const Config& c, std::string_view key, const std::vector<std::int64_t>& fallback);
+
+/// Throws naming `key` unless `list` has `count` entries (stages described by two lists must agree).
+void require_length(const Config& c, std::string_view key, const std::vector<std::int64_t>& list, std::size_t count);
+
+}  // namespace neurarch::families

@@ -1,0 +1,118 @@
+// SegFormer's Mix Transformer encoder (models/segformer/modeling_segformer.py, transformers 4.47.1): per stage an
+// overlapping patch embedding (Conv2d with kernel patch_sizes[i], stride strides[i], padding kernel / 2, then a
+// LayerNorm), pre-norm layers whose efficient self-attention reads keys and values from a map reduced by an
+// sr_ratios[i] x sr_ratios[i] stride conv + LayerNorm (none when the ratio is 1), and a Mix-FFN (dense1 -> 3x3
+// depthwise conv -> act -> dense2), then a per-stage LayerNorm; the tokens are folded back into a map for the next
+// stage (the last one too, with reshape_last_stage). The classifier averages the last stage's tokens.
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "families/config_lists.hpp"
+#include "families/family.hpp"
+
+namespace neurarch::families {
+namespace {
+
+using namespace blocks;
+
+Value as_tokens(const Value& map) { return Value{map.node, {map.shape[1] * map.shape[2], map.shape[0]}}; }
+Value as_map(const Value& tokens, std::int64_t h, std::int64_t w) {
+  return Value{tokens.node, {tokens.shape.back(), h, w}};
+}
+
+Value build(const BuildInput& in, GraphBuilder& b) {
+  const Config& c = in.config;
+  const std::int64_t channels = c.dim({"num_channels"}, 3);
+  const auto depths = size_list(c, "depths", {2, 2, 2, 2});
+  const auto hidden = size_list(c, "hidden_sizes", {32, 64, 160, 256});
+  const auto sr = size_list(c, "sr_ratios", {8, 4, 2, 1});
+  const auto patches = size_list(c, "patch_sizes", {7, 3, 3, 3});
+  const auto strides = size_list(c, "strides", {4, 2, 2, 2});
+  const auto heads = size_list(c, "num_attention_heads", {1, 2, 5, 8});
+  const auto ratios = size_list(c, "mlp_ratios", {4, 4, 4, 4});
+  using Named = std::pair<const char*, const std::vector<std::int64_t>*>;
+  for (const auto& [key, list] : std::initializer_list<Named>{{"hidden_sizes", &hidden},
+                                                              {"sr_ratios", &sr},
+                                                              {"patch_sizes", &patches},
+                                                              {"strides", &strides},
+                                                              {"num_attention_heads", &heads},
+                                                              {"mlp_ratios", &ratios}})
+    require_length(c, key, *list, depths.size());
+  const std::string act = c.text({"hidden_act"}, "gelu");
+  const double hidden_dropout = c.number({"hidden_dropout_prob"}, 0.0);
+  const double attention_dropout = c.number({"attention_probs_dropout_prob"}, 0.0);
+  // SegFormer's image processor resizes to 512 x 512.
+  const std::int64_t image = in.image_size(512);
+
+  const Scope root = in.head == Head::Base ? Scope() : Scope("segformer");
+  const Scope encoder = root / "encoder";
+  Value map = b.input({channels, image, image}, "pixels");
+  Value x;
+  std::int64_t block = 0;
+  for (std::size_t s = 0; s < depths.size(); ++s) {
+    const auto stage = static_cast<std::int64_t>(s);
+    const std::int64_t dim = hidden[s];
+    const Scope embed = encoder / "patch_embeddings" / stage;
+    map = conv2d(b, map, fmt::format("Patch_Embed_Conv_{}", s),
+                 {.module = embed / "proj", .in = map.shape.front(), .out = dim, .kernel = patches[s],
+                  .stride = strides[s], .padding = patches[s] / 2});
+    const std::int64_t h = map.shape[1], w = map.shape[2];
+    x = norm(b, as_tokens(map), fmt::format("Patch_Embed_LayerNorm_{}", s), {embed / "layer_norm"});
+    for (std::int64_t j = 0; j < depths[s]; ++j, ++block) {
+      b.set_block(static_cast<int>(block));
+      const Scope l = encoder / "block" / stage / j;
+      const Scope self = l / "attention" / "self";
+      BlockNames n{block};
+      auto normed = norm(b, x, n.norm(1, NormKind::LayerNorm), {l / "layer_norm_1"});
+      Value kv = normed;
+      if (sr[s] > 1) {
+        auto reduced = conv2d(b, as_map(normed, h, w), fmt::format("Reduction_Conv_{}", block),
+                              {.module = self / "sr", .in = dim, .out = dim, .kernel = sr[s], .stride = sr[s]});
+        kv = norm(b, as_tokens(reduced), fmt::format("Reduction_LayerNorm_{}", block), {self / "layer_norm"});
+      }
+      auto attn = attention(b, normed, n.attention(),
+                            {.hidden = dim, .heads = heads[s], .module = l / "attention", .q = self / "query",
+                             .k = self / "key", .v = self / "value", .o = l / "attention" / "output" / "dense",
+                             .dropout = attention_dropout, .output_dropout = hidden_dropout});
+      if (kv.node != normed.node) {
+        // Keys and values come from the reduced map.
+        b.at(attn).inputs.push_back(kv.node);
+        b.at(attn).attention->kv_len = kv.shape.front();
+      }
+      auto residual = add(b, attn, x, n.add(1));
+      const Scope mlp = l / "mlp";
+      const std::int64_t inner = dim * ratios[s];
+      auto hmid = norm(b, residual, n.norm(2, NormKind::LayerNorm), {l / "layer_norm_2"});
+      hmid = dense(b, hmid, fmt::format("FFN_Dense1_{}", block), mlp / "dense1", dim, inner, true);
+      auto dw = conv2d(b, as_map(hmid, h, w), fmt::format("FFN_DWConv_{}", block),
+                       {.module = mlp / "dwconv" / "dwconv", .in = inner, .out = inner, .kernel = 3, .padding = 1,
+                        .groups = inner});
+      b.at(dw).activation = act;
+      b.at(dw).dropout = hidden_dropout;
+      hmid = dense(b, as_tokens(dw), fmt::format("FFN_Dense2_{}", block), mlp / "dense2", inner, dim, true);
+      b.at(hmid).dropout = hidden_dropout;
+      x = add(b, hmid, residual, n.add(2));
+    }
+    b.set_block(-1);
+    x = norm(b, x, fmt::format("Stage_LayerNorm_{}", s), {encoder / "layer_norm" / stage});
+    map = as_map(x, h, w);
+  }
+  if (in.head == Head::Base) return map;
+  return classifier(b, Value{x.node, {hidden.back()}}, "Classifier", Scope("classifier"), hidden.back(),
+                    in.num_labels(), true);
+}
+
+}  // namespace
+
+const Family& segformer_family() {
+  static const Family family{"segformer", "models/segformer/modeling_segformer.py",
+                             {{"SegformerModel", Head::Base},
+                              {"SegformerForImageClassification", Head::ImageClassification}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families
