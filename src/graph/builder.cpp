@@ -20,7 +20,13 @@ std::string Scope::operator()(std::string_view leaf) const {
 }
 
 Value GraphBuilder::input(Shape shape, std::string kind, std::string name) {
-  if (name.empty()) name = kind == "tokens" ? "input_ids" : kind == "pixels" ? "pixel_values" : kind;
+  // forward()'s own argument names, so the report says what a user passes.
+  if (name.empty())
+    name = kind == "tokens"           ? "input_ids"
+           : kind == "pixels"         ? "pixel_values"
+           : kind == "audio"          ? "input_values"
+           : kind == "audio_features" ? "input_features"
+                                      : kind;
   const bool first = graph_.inputs.empty();
   if (first) {
     graph_.input_shape = shape;

@@ -49,7 +49,7 @@ class GraphBuilder {
   explicit GraphBuilder(DType param_dtype = DType::F32) : param_dtype_(param_dtype) {}
 
   /// A data argument of forward(). The first one declared is the main input (see set_main_input);
-  /// `name` defaults to "input_ids" for tokens and "pixel_values" for pixels.
+  /// `name` defaults to forward()'s argument: input_ids, pixel_values, input_values (audio), input_features.
   Value input(Shape shape, std::string kind, std::string name = "");
   /// Makes the input `v` the one Graph::input_shape / input_kind describe.
   void set_main_input(const Value& v);

@@ -45,7 +45,7 @@ TEST(T5Graph, TwoInputsAndCrossAttentionOverTheEncoderLength) {
   ASSERT_EQ(g.inputs.size(), 2u);
   EXPECT_EQ(g.input_shape, (Shape{200}));
   EXPECT_EQ(g.input_kind, "tokens");
-  EXPECT_EQ(g.inputs[1].name, "Decoder_Input");
+  EXPECT_EQ(g.inputs[1].name, "decoder_input_ids");
   EXPECT_EQ(g.inputs[1].shape, (Shape{30}));
 
   const Node* cross = node(g, "Decoder_Cross_Attention_2");

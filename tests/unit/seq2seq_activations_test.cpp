@@ -45,7 +45,7 @@ graph::Graph two_cross_attentions() {
   auto src = b.input({5}, "tokens");
   auto memory = blocks::token_embedding(b, src, "Embedding", graph::Scope("enc.embed"), 10, 8);
   memory = blocks::norm(b, memory, "Memory", {graph::Scope("enc.norm")});
-  auto tgt = b.input({3}, "tokens", "Decoder_Input");
+  auto tgt = b.input({3}, "tokens", "decoder_input_ids");
   auto x = blocks::token_embedding(b, tgt, "Decoder_Embedding", graph::Scope("dec.embed"), 10, 8);
   for (int i = 0; i < 2; ++i) {
     graph::Scope a = graph::Scope("dec.cross") / i;
