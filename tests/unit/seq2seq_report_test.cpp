@@ -31,7 +31,7 @@ TEST(Seq2SeqReport, JsonListsBothInputsAndTheMainOneStaysInput) {
   EXPECT_EQ(j["input"]["shape"], nlohmann::json({24}));
   ASSERT_TRUE(j.contains("inputs"));
   ASSERT_EQ(j["inputs"].size(), 2u);
-  EXPECT_EQ(j["inputs"][1]["name"], "Decoder_Input");
+  EXPECT_EQ(j["inputs"][1]["name"], "decoder_input_ids");
   EXPECT_EQ(j["inputs"][1]["shape"], nlohmann::json({6}));
   EXPECT_EQ(j["inputs"][1]["kind"], "tokens");
   EXPECT_EQ(nlohmann::json::parse(neurarch::render::json(r)), j);
@@ -40,5 +40,5 @@ TEST(Seq2SeqReport, JsonListsBothInputsAndTheMainOneStaysInput) {
 TEST(Seq2SeqReport, TextNamesTheDecoderInput) {
   auto text = neurarch::render::text(t5_report(), {});
   EXPECT_NE(text.find("Input: tokens 24\n"), std::string::npos) << text.substr(0, 300);
-  EXPECT_NE(text.find("Decoder_Input: tokens 6\n"), std::string::npos) << text.substr(0, 300);
+  EXPECT_NE(text.find("decoder_input_ids: tokens 6\n"), std::string::npos) << text.substr(0, 300);
 }
