@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/config.hpp"
 #include "families/family.hpp"
 #include "lint/context.hpp"
 #include "lint_test_support.hpp"
@@ -22,7 +23,7 @@ json read_json(const fs::path& p) {
   std::ifstream f(p);
   std::stringstream ss;
   ss << f.rdbuf();
-  return json::parse(ss.str());
+  return json::parse(neurarch::standardize_python_json(ss.str()));  // Mamba-2's time_step_limit holds Infinity
 }
 
 Role role_of(const json& config) {
@@ -150,6 +151,8 @@ const std::set<std::pair<std::string, std::string>> kBrokenDefaults{
     // Starcoder2Config() keeps GPT-2's bos/eos 50256 next to a 49152-token vocabulary (published
     // StarCoder2 configs use 0 and 0).
     {"starcoder2", "special-token-outside-vocab"},
+    // DeepseekV2Config() leaves num_experts_per_tok null: the router's topk cannot run.
+    {"deepseek_v2", "graph-forward"},
 };
 TEST(Lint, ReferenceDefaultConfigsHaveNoErrors) {
   const fs::path root = fs::path(NEURARCH_SOURCE_DIR) / ".." / "shared" / "groundtruth" / "defaults";
