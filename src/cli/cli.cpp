@@ -14,6 +14,8 @@
 #include "families/listing.hpp"
 #include "hub/hub.hpp"
 #include "cli/lint_command.hpp"
+#include "cli/output.hpp"
+#include "hub/cache.hpp"
 #include "cli/track_command.hpp"
 #include "cli/validate_command.hpp"
 #include "cli/serve_command.hpp"
@@ -82,38 +84,6 @@ TraceRequest trace_request(const Args& a) {
   return t;
 }
 
-int exit_code(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::InvalidInput: return 2;
-    case ErrorKind::NotFound: return 3;
-    case ErrorKind::Unsupported: return 4;
-    case ErrorKind::Io: return 5;
-  }
-  return 1;
-}
-
-// Writes beside the target and renames, so a reader never sees half a report.
-void write_atomically(const fs::path& target, const std::string& content) {
-  fs::path tmp = target;
-  tmp += ".partial";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw Error(ErrorKind::Io, target.string(), "cannot open for writing");
-    f << content;
-    f.flush();
-    if (!f) {
-      std::error_code ignored;
-      fs::remove(tmp, ignored);
-      throw Error(ErrorKind::Io, target.string(), "write failed");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw Error(ErrorKind::Io, target.string(), "cannot rename the finished file into place");
-  }
-}
 
 }  // namespace
 
@@ -253,7 +223,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     if (a.output.empty())
       out << rendered << std::flush;
     else
-      write_atomically(a.output, rendered);
+      hub::write_atomically(a.output, rendered);
     return 0;
   } catch (const Error& e) {
     err << "neurarch-trace: error: " << e.what() << "\n";

@@ -1,5 +1,7 @@
 #include "cli/lint_command.hpp"
 
+#include "cli/output.hpp"
+
 #include <cstdlib>
 #include <ostream>
 
@@ -13,16 +15,6 @@
 namespace neurarch::cli {
 namespace {
 
-// Same codes as a failed `neurarch-trace MODEL`, so scripts read both commands alike.
-int trace_exit_code(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::InvalidInput: return 2;
-    case ErrorKind::NotFound: return 3;
-    case ErrorKind::Unsupported: return 4;
-    case ErrorKind::Io: return 5;
-  }
-  return 1;
-}
 
 struct Checked {
   std::string model;
@@ -48,7 +40,7 @@ Checked check(const std::string& spec, const lint::Options& options, int& failur
     c.findings = lint::run(r, options);
   } catch (const Error& e) {
     c.failure = e.what();
-    if (failure_code == 0) failure_code = trace_exit_code(e.kind());
+    if (failure_code == 0) failure_code = exit_code(e.kind());
   } catch (const std::exception& e) {
     c.failure = std::string("internal error: ") + e.what();
     if (failure_code == 0) failure_code = 70;

@@ -12,6 +12,8 @@
 #include "track/git_source.hpp"
 #include "track/hub_source.hpp"
 #include "track/store.hpp"
+#include "cli/output.hpp"
+#include "hub/cache.hpp"
 #include "track/tracker.hpp"
 #include "track/views.hpp"
 
@@ -19,38 +21,6 @@ namespace neurarch::cli {
 namespace {
 namespace fs = std::filesystem;
 
-int exit_code(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::InvalidInput: return 2;
-    case ErrorKind::NotFound: return 3;
-    case ErrorKind::Unsupported: return 4;
-    case ErrorKind::Io: return 5;
-  }
-  return 1;
-}
-
-// Beside the target, then renamed: a reader never sees half an advisory.
-void write_atomically(const fs::path& target, const std::string& content) {
-  fs::path tmp = target;
-  tmp += ".partial";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw Error(ErrorKind::Io, target.string(), "cannot open for writing");
-    f << content;
-    f.flush();
-    if (!f) {
-      std::error_code ignored;
-      fs::remove(tmp, ignored);
-      throw Error(ErrorKind::Io, target.string(), "write failed");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw Error(ErrorKind::Io, target.string(), "cannot rename the finished file into place");
-  }
-}
 
 bool looks_like_hub_id(const std::string& s) {
   const auto slash = s.find('/');
@@ -162,7 +132,7 @@ int run_changes_command(int argc, const char* const* argv, std::ostream& out, st
       if (ec) throw Error(ErrorKind::Io, osv_dir, "cannot create the folder: " + ec.message());
       const auto advisories = store.advisories_of(model->id);
       for (const auto& [advisory_id, text] : advisories)
-        write_atomically(fs::path(osv_dir) / (advisory_id + ".json"), nlohmann::json::parse(text).dump(2) + "\n");
+        hub::write_atomically(fs::path(osv_dir) / (advisory_id + ".json"), nlohmann::json::parse(text).dump(2) + "\n");
       out << fmt::format("{}: {} advisor{} written to {}\n", id, advisories.size(), advisories.size() == 1 ? "y" : "ies", osv_dir);
       return 0;
     }

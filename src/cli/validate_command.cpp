@@ -1,5 +1,7 @@
 #include "cli/validate_command.hpp"
 
+#include "cli/output.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -17,15 +19,6 @@ namespace neurarch::cli {
 namespace {
 namespace fs = std::filesystem;
 
-int exit_code(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::InvalidInput: return 2;
-    case ErrorKind::NotFound: return 3;
-    case ErrorKind::Unsupported: return 4;
-    case ErrorKind::Io: return 5;
-  }
-  return 1;
-}
 
 // calibration/measured/ -> calibration/: rows name their configs relative to the folder above.
 fs::path default_config_root(const fs::path& dir) {

@@ -10,24 +10,7 @@
 namespace neurarch::families {
 namespace {
 
-graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  const Config& c = in.config;
-  mamba::Stack s;
-  s.vocab = c.dim({"vocab_size"}, 50280);
-  s.hidden = c.dim({"hidden_size"}, 768);
-  s.layers = c.dim({"num_hidden_layers"}, 32);
-  s.tie_word_embeddings = c.flag({"tie_word_embeddings"}, true);
-  const auto expand = c.number({"expand"}, 2);
-  s.mixer = {.version = 1,
-             .hidden = s.hidden,
-             .inner = c.dim({"intermediate_size"}, static_cast<std::int64_t>(expand * static_cast<double>(s.hidden))),
-             .state = c.dim({"state_size"}, 16),
-             .conv_kernel = c.dim({"conv_kernel"}, 4),
-             .time_step_rank = mamba::time_step_rank(c, s.hidden),
-             .bias = c.flag({"use_bias"}, false),
-             .conv_bias = c.flag({"use_conv_bias"}, true)};
-  return mamba::build(in, b, s);
-}
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return mamba::build(in, b, mamba::v1_stack(in.config)); }
 
 }  // namespace
 

@@ -35,4 +35,23 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Stack& s)
   return lm_head(b, x, "LM_Head", head);
 }
 
+Stack v1_stack(const Config& c) {
+  Stack s;
+  s.vocab = c.dim({"vocab_size"}, 50280);
+  s.hidden = c.dim({"hidden_size"}, 768);
+  s.layers = c.dim({"num_hidden_layers"}, 32);
+  s.tie_word_embeddings = c.flag({"tie_word_embeddings"}, true);
+  const auto expand = c.number({"expand"}, 2);
+  s.mixer = {.version = 1,
+             .hidden = s.hidden,
+             .inner = c.dim({"intermediate_size"}, static_cast<std::int64_t>(expand * static_cast<double>(s.hidden))),
+             .state = c.dim({"state_size"}, 16),
+             .conv_kernel = c.dim({"conv_kernel"}, 4),
+             .time_step_rank = time_step_rank(c, s.hidden),
+             .bias = c.flag({"use_bias"}, false),
+             .conv_bias = c.flag({"use_conv_bias"}, true)};
+  return s;
+}
+
+
 }  // namespace neurarch::families::mamba

@@ -20,6 +20,9 @@ struct Stack {
 /// time_step_rank: a number, or "auto" (the default) for ceil(hidden / 16).
 std::int64_t time_step_rank(const Config& c, std::int64_t hidden);
 
+/// Mamba-1's configuration keys and defaults (Mamba and FalconMamba read the same ones).
+Stack v1_stack(const Config& c);
+
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Stack& s);
 
 }  // namespace neurarch::families::mamba

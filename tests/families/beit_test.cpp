@@ -5,18 +5,14 @@
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "support/groundtruth.hpp"
+#include "support/image_model.hpp"
 
 NEURARCH_GROUNDTRUTH_TEST(Beit, "beit")
 
 namespace neurarch {
 namespace {
 
-model::BuiltModel build(nlohmann::json config, const std::string& cls = "", std::optional<std::int64_t> size = {}) {
-  model::BuildOptions options;
-  options.class_name = cls;
-  options.image_size = size;
-  return model::build_model(Config(std::move(config), "config.json"), options);
-}
+using test_support::build;
 
 TEST(BeitFamily, RelativePositionBiasPerLayerAndInterpolation) {
   auto m = build({{"model_type", "beit"}, {"use_relative_position_bias", true}}, "BeitForImageClassification", 384);

@@ -6,6 +6,7 @@
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "support/groundtruth.hpp"
+#include "support/image_model.hpp"
 
 NEURARCH_GROUNDTRUTH_TEST(Deit, "deit")
 
@@ -14,12 +15,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-model::BuiltModel build(nlohmann::json config, const std::string& cls = "", std::optional<std::int64_t> size = {}) {
-  model::BuildOptions options;
-  options.class_name = cls;
-  options.image_size = size;
-  return model::build_model(Config(std::move(config), "config.json"), options);
-}
+using test_support::build;
 
 TEST(DeitFamily, DistillationTokenAddsAPositionRow) {
   auto m = build({{"model_type", "deit"}});

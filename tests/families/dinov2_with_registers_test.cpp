@@ -5,18 +5,14 @@
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "support/groundtruth.hpp"
+#include "support/image_model.hpp"
 
 NEURARCH_GROUNDTRUTH_TEST(Dinov2WithRegisters, "dinov2_with_registers")
 
 namespace neurarch {
 namespace {
 
-model::BuiltModel build(nlohmann::json config, const std::string& cls = "", std::optional<std::int64_t> size = {}) {
-  model::BuildOptions options;
-  options.class_name = cls;
-  options.image_size = size;
-  return model::build_model(Config(std::move(config), "config.json"), options);
-}
+using test_support::build;
 
 TEST(Dinov2WithRegistersFamily, RegistersJoinTheSequenceButNotThePositionTable) {
   auto m = build({{"model_type", "dinov2_with_registers"}, {"patch_size", 14}, {"image_size", 518}});

@@ -6,18 +6,14 @@
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "support/groundtruth.hpp"
+#include "support/image_model.hpp"
 
 NEURARCH_GROUNDTRUTH_TEST(Ijepa, "ijepa")
 
 namespace neurarch {
 namespace {
 
-model::BuiltModel build(nlohmann::json config, const std::string& cls = "", std::optional<std::int64_t> size = {}) {
-  model::BuildOptions options;
-  options.class_name = cls;
-  options.image_size = size;
-  return model::build_model(Config(std::move(config), "config.json"), options);
-}
+using test_support::build;
 
 TEST(IjepaFamily, PatchesOnlyNoClsNoPooler) {
   auto m = build({{"model_type", "ijepa"}, {"image_size", 448}, {"patch_size", 14}});

@@ -6,24 +6,16 @@
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "support/groundtruth.hpp"
+#include "support/image_model.hpp"
 
 NEURARCH_GROUNDTRUTH_TEST(Mobilevit, "mobilevit")
 
 namespace neurarch {
 namespace {
 
-model::BuiltModel build(nlohmann::json config, const std::string& cls = "", std::optional<std::int64_t> size = {}) {
-  model::BuildOptions options;
-  options.class_name = cls;
-  options.image_size = size;
-  return model::build_model(Config(std::move(config), "config.json"), options);
-}
+using test_support::build;
 
-const graph::Node* node(const graph::Graph& g, const std::string& name) {
-  for (const auto& n : g.nodes)
-    if (n.name == name) return &n;
-  return nullptr;
-}
+using test_support::node;
 
 TEST(MobilevitFamily, ConvStagesAndUnfoldedAttention) {
   auto m = build({{"model_type", "mobilevit"}});
