@@ -124,10 +124,23 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     FeedForwardSpec f{.hidden = hidden, .intermediate = intermediate, .activation = act, .module = ff,
                       .up = ff / "intermediate_dense", .down = ff / "output_dense", .output_dropout = hidden_dropout,
                       .inner_dropout = activation_dropout};
-    if (stable)
-      x = pre_norm_layer(b, x, i, {.norm1 = {l / "layer_norm"}, .attention = a, .norm2 = {l / "final_layer_norm"}, .ffn = f});
-    else
-      x = post_norm_layer(b, x, i, {.attention = a, .norm1 = {l / "layer_norm"}, .ffn = f, .norm2 = {l / "final_layer_norm"}});
+    // Filled member by member: g++ 12 misreads the nested designated initializer under -fPIC
+    // (a maybe-uninitialized false positive on the norms' module strings).
+    if (stable) {
+      PreNormLayer layer;
+      layer.norm1.module = l / "layer_norm";
+      layer.attention = a;
+      layer.norm2.module = l / "final_layer_norm";
+      layer.ffn = f;
+      x = pre_norm_layer(b, x, i, layer);
+    } else {
+      PostNormLayer layer;
+      layer.attention = a;
+      layer.norm1.module = l / "layer_norm";
+      layer.ffn = f;
+      layer.norm2.module = l / "final_layer_norm";
+      x = post_norm_layer(b, x, i, layer);
+    }
   }
   b.set_block(-1);
   if (stable) x = norm(b, x, "Encoder_Final_LayerNorm", {encoder / "layer_norm"});

@@ -70,11 +70,14 @@ class Builder {
     for (std::int64_t i = 0; i < d_.encoder_layers; ++i) {
       b_.set_block(static_cast<int>(i));
       const Scope l = stack / "layers" / i;
-      x = pre_norm_layer(b_, x, i,
-                         {.norm1 = {l / "self_attn_layer_norm"},
-                          .attention = attention_spec(l / "self_attn", d_.encoder_heads, false),
-                          .norm2 = {l / "final_layer_norm"},
-                          .ffn = ffn_spec(l, d_.encoder_ffn)});
+      // Filled member by member: g++ 12 misreads the nested designated initializer under -fPIC
+      // (a maybe-uninitialized false positive on the norms' module strings).
+      PreNormLayer layer;
+      layer.norm1.module = l / "self_attn_layer_norm";
+      layer.attention = attention_spec(l / "self_attn", d_.encoder_heads, false);
+      layer.norm2.module = l / "final_layer_norm";
+      layer.ffn = ffn_spec(l, d_.encoder_ffn);
+      x = pre_norm_layer(b_, x, i, layer);
     }
     b_.set_block(-1);
     return norm(b_, x, "Encoder_Final_LayerNorm", {stack / "layer_norm"});
