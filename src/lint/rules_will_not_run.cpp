@@ -51,8 +51,10 @@ Hits heads_divide_hidden(const Context& c) {
   if (!a || a->out.empty()) return {};
   const std::int64_t hidden = a->out.back(), heads = a->attention->heads;
   if (heads <= 0 || hidden % heads == 0) return {};
-  // An explicit head_dim that the family honoured decouples the attention width from hidden_size.
-  if (auto hd = c.integer("head_dim"); hd && *hd == a->attention->head_dim) return {};
+  // An explicit head width that the family honoured (head_dim; T5's d_kv) decouples the attention
+  // width from hidden_size.
+  for (auto key : {"head_dim", "d_kv"})
+    if (auto hd = c.integer(key); hd && *hd == a->attention->head_dim) return {};
   const std::string hk = c.key_for(keys::kHidden), nk = c.key_for(keys::kHeads);
   const auto near = divisors_near(hidden, heads, false);
   return {{a->name,

@@ -1,4 +1,7 @@
 // POST /api/v1/plan and /index.json over real HTTP: every answer and every error status.
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "server/server_fixture.hpp"
@@ -159,8 +162,32 @@ TEST_F(ServerApi, IndexListsEveryKnownModelWithItsHeadline) {
   EXPECT_EQ((*dino)["full_fits"], "T4");
   auto page = post(R"({"model": "facebook/dinov2-small"})");
   EXPECT_EQ((*dino)["full_batch1_bytes"], body_json(page)["plan"]["full"]["device_bytes"]);
-  // Catalogue entries of types not supported yet are listed with their error, not dropped.
-  EXPECT_TRUE(some_error);
+  // Every bundled catalogue entry is supported today.
+  EXPECT_FALSE(some_error);
+}
+
+TEST(ServerIndex, ModelsThatCannotBeTracedAreListedWithTheirError) {
+  // A local Hugging Face cache holding one model of a type neurarch does not build.
+  const auto cache = neurarch::server::testing::fresh_temp_dir("hf_cache");
+  const auto repo = cache / "models--org--unbuildable";
+  std::filesystem::create_directories(repo / "refs");
+  std::filesystem::create_directories(repo / "snapshots" / "0123456789abcdef0123456789abcdef01234567");
+  std::ofstream(repo / "refs" / "main") << "0123456789abcdef0123456789abcdef01234567";
+  std::ofstream(repo / "snapshots" / "0123456789abcdef0123456789abcdef01234567" / "config.json")
+      << R"({"model_type": "no_such_architecture", "hidden_size": 64})";
+  auto options = LiveServer::test_options();
+  options.hub_cache = cache;
+  LiveServer server(options);
+  auto res = server.client().Get("/index.json");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  const auto j = Json::parse(res->body);
+  const Json* broken = nullptr;
+  for (const auto& m : j["models"])
+    if (m["id"] == "org/unbuildable") broken = &m;
+  ASSERT_NE(broken, nullptr) << "a model of the local cache is missing from the index";
+  ASSERT_TRUE(broken->contains("error"));
+  EXPECT_NE((*broken)["error"].dump().find("no_such_architecture"), std::string::npos) << broken->dump();
 }
 
 TEST_F(ServerApi, EveryResponseCarriesTheSecurityHeaders) {
