@@ -125,6 +125,16 @@ const Family& swin_family();
 const Family& segformer_family();
 const Family& mobilevit_family();
 //   (end of vision II declarations)
+// BLIP-family multimodal (declarations)
+//   (end of blip declarations)
+// detection transformers (declarations)
+//   (end of detr declarations)
+// SigLIP-tower multimodal (gemma3, paligemma, siglip2) (declarations)
+//   (end of siglipvlm declarations)
+// LLaVA-style and Qwen-VL multimodal (declarations)
+//   (end of llavavlm declarations)
+// decoders III and encoder-decoders II (declarations)
+//   (end of dec3 declarations)
 // vision families (declarations)
 const Family& vit_family();
 const Family& deit_family();
@@ -265,6 +275,16 @@ const RegistryRow kRegistry[] = {
     {"segformer",              segformer_family},
     {"mobilevit",              mobilevit_family},
     //   (end of vision II rows)
+    // BLIP-family multimodal (rows)
+    //   (end of blip rows)
+    // detection transformers (rows)
+    //   (end of detr rows)
+    // SigLIP-tower multimodal (gemma3, paligemma, siglip2) (rows)
+    //   (end of siglipvlm rows)
+    // LLaVA-style and Qwen-VL multimodal (rows)
+    //   (end of llavavlm rows)
+    // decoders III and encoder-decoders II (rows)
+    //   (end of dec3 rows)
     // vision families (rows)
     {"vit",                    vit_family},
     {"deit",                   deit_family},
