@@ -133,8 +133,10 @@ const Family& mobilevit_family();
 //   (end of siglipvlm declarations)
 // LLaVA-style and Qwen-VL multimodal (declarations)
 //   (end of llavavlm declarations)
-// decoders III and encoder-decoders II (declarations)
+// decoders III (declarations)
 //   (end of dec3 declarations)
+// encoder-decoders II (declarations)
+//   (end of encdec2 declarations)
 // vision families (declarations)
 const Family& vit_family();
 const Family& deit_family();
@@ -283,8 +285,10 @@ const RegistryRow kRegistry[] = {
     //   (end of siglipvlm rows)
     // LLaVA-style and Qwen-VL multimodal (rows)
     //   (end of llavavlm rows)
-    // decoders III and encoder-decoders II (rows)
+    // decoders III (rows)
     //   (end of dec3 rows)
+    // encoder-decoders II (rows)
+    //   (end of encdec2 rows)
     // vision families (rows)
     {"vit",                    vit_family},
     {"deit",                   deit_family},
