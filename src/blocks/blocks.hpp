@@ -54,6 +54,7 @@ struct AttentionSpec {
   double output_dropout = 0.0;  ///< dropout after the output projection (resid_pdrop, hidden_dropout_prob)
   bool rotary = false;          ///< RoPE on q and k
   bool k_bias = true;           ///< false: k has no bias even with qkv_bias (Whisper's k_proj)
+  bool clamped_scores = false;  ///< eager path clamps masked scores (see graph::AttentionAttrs)
 };
 
 /// Self-attention over x: Multi-Head, Grouped-Query or Multi-Query by the head counts.

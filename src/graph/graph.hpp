@@ -82,6 +82,9 @@ struct AttentionAttrs {
   /// false: the reference has only the eager path (T5's position bias), so the score and
   /// probability matrices are kept whatever --attention says.
   bool sdpa = true;
+  /// The eager path clamps the masked scores (torch.max(scores, finfo.min), OPT), whose backward
+  /// keeps another fp32 [heads, q, kv] matrix; SDPA paths have no clamp.
+  bool clamped_scores = false;
 };
 
 /// Multi-head latent attention's low-rank factorisation (DeepSeek-V2/V3): q through a

@@ -346,6 +346,8 @@ class Builder {
       int softmax_bytes = p_.autocast ? 4 : c;  // softmax runs in fp32 under autocast
       a.saved.push_back({"attention probabilities (softmax output)", scores, softmax_bytes});
       if (p_.autocast) a.saved.push_back({"attention probabilities (bf16 cast for PV)", scores, 2});
+      // The masked sum is fp32 in both modes: the additive mask is built in fp32.
+      if (at.clamped_scores) a.saved.push_back({"masked scores (kept by the clamp's backward)", scores, 4});
       if (at.dropout > 0) {
         a.saved.push_back({"attention dropout mask", scores, s_.dropout_mask_bytes});
         if (!p_.autocast) a.saved.push_back({"dropped attention probabilities", scores, c});
