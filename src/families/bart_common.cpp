@@ -285,9 +285,9 @@ class StackBuilder {
     s.o = attn / "output";
     const std::int64_t window = d_.attention_windows[static_cast<std::size_t>(i)];
     const std::int64_t one_sided = std::max<std::int64_t>(window / 2, 1);
-    s.window = 2 * one_sided + 1;
     auto out = attention(b_, h, name, s);
     auto& at = *b_.at(out).attention;
+    at.window = 2 * one_sided + 1;  // after the block: the note below speaks for every layer
     at.sdpa = false;
     const std::int64_t seq = at.query_len;
     const std::int64_t chunks = (seq + one_sided - 1) / one_sided;
@@ -297,6 +297,10 @@ class StackBuilder {
       b_.fail(out, fmt::format("attention_window {} of layer {} must be even and positive (LEDEncoderSelfAttention "
                                "asserts it)",
                                window, i));
+    if (i == 0)
+      b_.note(fmt::format("LED's encoder attention slides: each token scores the {} tokens on either side ({} keys) "
+                          "rather than all {}; the probabilities are counted per token",
+                          one_sided, 2 * one_sided + 1, seq));
     if (i == 0 && seq % window != 0)
       b_.note(fmt::format("LED pads the {}-token input to a multiple of attention_window {} ({} tokens); the padding "
                           "is not counted",
@@ -355,7 +359,10 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   static_cast<void>(c.flag({"scale_embedding"}, layout.defaults.scale_embedding));
   StackBuilder stacks(in, b, d, layout);
   // Learned tables leave offset rows unused; the sinusoid stored as a weight has exactly max_positions.
-  const std::int64_t usable = d.encoder_positions;
+  // Classification and QA decode the source shifted right, so their source must also fit the
+  // decoder's table (LED's is shorter than its encoder's).
+  const bool shifted_source = in.head == Head::SequenceClassification || in.head == Head::QuestionAnswering;
+  const std::int64_t usable = shifted_source ? std::min(d.encoder_positions, d.decoder_positions) : d.encoder_positions;
 
   if (in.head == Head::CausalLM) {
     // *DecoderWrapper: model.decoder owns its own token table.
@@ -378,7 +385,6 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   auto memory = stacks.encoder(ids, root / "encoder", encoder_table, true);
 
   // Classification and QA decode the source shifted right: the target length is the source's.
-  const bool shifted_source = in.head == Head::SequenceClassification || in.head == Head::QuestionAnswering;
   std::int64_t target = in.target_length(std::min(source, d.decoder_positions));
   if (shifted_source) {
     if (in.requested_target_seq && *in.requested_target_seq != source)

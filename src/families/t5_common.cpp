@@ -198,10 +198,10 @@ class StackBuilder {
                                              {attn / "global_relative_attention_bias", d_.buckets, d_.heads, seq,
                                               std::max<std::int64_t>(summaries, 1)});
     }
-    AttentionSpec s = spec(attn, false);
-    s.window = 2 * d_.local_radius + 1;
-    h = attention(b_, h, n.attention(), s);
+    h = attention(b_, h, n.attention(), spec(attn, false));
+    // Set after the block so the one note below explains every layer's window.
     auto& at = *b_.at(h).attention;
+    at.window = 2 * d_.local_radius + 1;
     at.sdpa = false;
     at.query_len = std::max<std::int64_t>(seq / std::max<std::int64_t>(blocks, 1), 1);
     at.kv_len = 3 * block + summaries;

@@ -69,6 +69,12 @@ TEST(LedGraph, EachStackHasItsOwnPositionTable) {
   EXPECT_EQ(g.input_shape, (Shape{256}));
   EXPECT_EQ(g.inputs[1].shape, (Shape{64}));
   EXPECT_FALSE(build(tiny(), "LEDModel", 300, 16).forward.ok);
+  // Classification feeds the source to the decoder too: its default source fits the decoder's table.
+  auto cls = build(tiny(), "LEDForSequenceClassification");
+  ASSERT_TRUE(cls.forward.ok) << cls.forward.reason;
+  EXPECT_EQ(cls.input_shape, (Shape{64}));
+  EXPECT_EQ(cls.inputs[1].shape, (Shape{64}));
+  EXPECT_FALSE(build(tiny(), "LEDForSequenceClassification", 128).forward.ok);
 }
 
 TEST(LedConfig, WindowsMustBeEvenAndOnePerLayer) {
