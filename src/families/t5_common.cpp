@@ -47,31 +47,33 @@ Dims read_dims(const Config& c, const Layout& layout) {
   Dims d;
   d.vocab = c.dim({"vocab_size"}, def.vocab);
   d.d_model = c.dim({"d_model", "hidden_size"}, def.d_model);
-  d.d_kv = c.dim({"d_kv", "head_dim"}, 64);
+  d.d_kv = c.dim({"d_kv"}, 64);
   d.d_ff = c.dim({"d_ff"}, def.d_ff);
   d.heads = c.dim({"num_heads", "num_attention_heads"}, def.heads);
   d.encoder_layers = c.dim({"num_layers", "num_hidden_layers"}, def.layers);
   d.decoder_layers = c.has("num_decoder_layers") ? c.dim({"num_decoder_layers"}) : d.encoder_layers;
   d.buckets = c.dim({"relative_attention_num_buckets"}, 32);
   d.dropout = c.number({"dropout_rate"}, 0.1);
-  // The config derives the activation and gating from feed_forward_proj ("gated-gelu" means
-  // gelu_new for backward compatibility), then PretrainedConfig applies any dense_act_fn or
-  // is_gated_act saved in config.json on top.
-  const std::string proj = c.text({"feed_forward_proj"}, std::string(def.feed_forward_proj));
-  const auto dash = proj.find('-');
-  const bool proj_gated = dash != std::string::npos && proj.substr(0, dash) == "gated";
-  std::string proj_act = dash == std::string::npos ? proj : proj.substr(proj.rfind('-') + 1);
-  if (proj == "gated-gelu") proj_act = "gelu_new";
-  d.activation = c.text({"dense_act_fn"}, proj_act);
-  d.gated = c.flag({"is_gated_act"}, proj_gated);
   if (layout.switch_mlp) {
-    // SwitchTransformersDenseActDense is the only feed-forward: feed_forward_proj is not read.
+    // SwitchTransformersDenseActDense is the only feed-forward: feed_forward_proj and
+    // is_gated_act are not read.
     d.activation = c.text({"dense_act_fn"}, "relu");
     d.gated = false;
     d.experts = c.dim({"num_experts"}, 8);
     d.router_bias = c.flag({"router_bias"}, false);
     d.encoder_sparse_step = sparse_step(c, "encoder", d.encoder_layers);
     d.decoder_sparse_step = sparse_step(c, "decoder", d.decoder_layers);
+  } else {
+    // The config derives the activation and gating from feed_forward_proj ("gated-gelu" means
+    // gelu_new for backward compatibility), then PretrainedConfig applies any dense_act_fn or
+    // is_gated_act saved in config.json on top.
+    const std::string proj = c.text({"feed_forward_proj"}, std::string(def.feed_forward_proj));
+    const auto dash = proj.find('-');
+    const bool proj_gated = dash != std::string::npos && proj.substr(0, dash) == "gated";
+    std::string proj_act = dash == std::string::npos ? proj : proj.substr(proj.rfind('-') + 1);
+    if (proj == "gated-gelu") proj_act = "gelu_new";
+    d.activation = c.text({"dense_act_fn"}, proj_act);
+    d.gated = c.flag({"is_gated_act"}, proj_gated);
   }
   if (layout.long_encoder) {
     d.encoder_attention_type = c.text({"encoder_attention_type"}, "local");

@@ -2,7 +2,7 @@
 
 #include "core/config.hpp"
 #include "core/error.hpp"
-#include "model/build.hpp"
+#include "support/family_graph.hpp"
 
 NEURARCH_GROUNDTRUTH_TEST(Led, "led")
 
@@ -12,8 +12,8 @@ using neurarch::Config;
 using neurarch::graph::Graph;
 using neurarch::graph::Node;
 using neurarch::graph::Shape;
-using neurarch::model::build_model;
-using neurarch::model::BuildOptions;
+using neurarch::testing::build_graph;
+using neurarch::testing::find_node;
 
 Config tiny(const std::string& extra = "") {
   return Config::parse(R"({"model_type": "led", "d_model": 32, "encoder_layers": 2, "decoder_layers": 2,
@@ -23,35 +23,20 @@ Config tiny(const std::string& extra = "") {
                        "config.json");
 }
 
-Graph build(const Config& c, const std::string& cls, std::optional<std::int64_t> seq = {},
-            std::optional<std::int64_t> target = {}) {
-  BuildOptions options;
-  options.class_name = cls;
-  options.seq = seq;
-  options.target_seq = target;
-  return build_model(c, options).graph;
-}
-
-const Node* node(const Graph& g, const std::string& name) {
-  for (const auto& n : g.nodes)
-    if (n.name == name) return &n;
-  return nullptr;
-}
-
 }  // namespace
 
 TEST(LedGraph, EncoderAttentionSlidesOverEachLayersWindow) {
-  auto g = build(tiny(), "LEDForConditionalGeneration", 64, 16);
+  auto g = build_graph(tiny(), "LEDForConditionalGeneration", 64, 16);
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
-  const Node* first = node(g, "Attention_0");
+  const Node* first = find_node(g, "Attention_0");
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(first->path, "led.encoder.layers.0.self_attn");
   // attention_window 4: 2 tokens each side, 5 keys per query, in chunks of 2 queries.
   EXPECT_EQ(first->attention->kv_len, 5);
   EXPECT_EQ(first->attention->query_len, 2);
   EXPECT_FALSE(first->attention->sdpa);
-  EXPECT_EQ(node(g, "Attention_1")->attention->kv_len, 9);
-  EXPECT_EQ(node(g, "Decoder_Cross_Attention_1")->attention->kv_len, 64);
+  EXPECT_EQ(find_node(g, "Attention_1")->attention->kv_len, 9);
+  EXPECT_EQ(find_node(g, "Decoder_Cross_Attention_1")->attention->kv_len, 64);
   // The global projections are weights without compute: no attention node owns them.
   const auto* global = g.find_tensor("led.encoder.layers.1.self_attn.longformer_self_attn.key_global.weight");
   ASSERT_NE(global, nullptr);
@@ -61,28 +46,28 @@ TEST(LedGraph, EncoderAttentionSlidesOverEachLayersWindow) {
 }
 
 TEST(LedGraph, EachStackHasItsOwnPositionTable) {
-  auto g = build(tiny(), "LEDModel");
+  auto g = build_graph(tiny(), "LEDModel");
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   EXPECT_EQ(g.find_tensor("encoder.embed_positions.weight")->shape, (Shape{256, 32}));
   EXPECT_EQ(g.find_tensor("decoder.embed_positions.weight")->shape, (Shape{64, 32}));
   // Defaults: the whole encoder table, the decoder's table for the target.
   EXPECT_EQ(g.input_shape, (Shape{256}));
   EXPECT_EQ(g.inputs[1].shape, (Shape{64}));
-  EXPECT_FALSE(build(tiny(), "LEDModel", 300, 16).forward.ok);
+  EXPECT_FALSE(build_graph(tiny(), "LEDModel", 300, 16).forward.ok);
   // Classification feeds the source to the decoder too: its default source fits the decoder's table.
-  auto cls = build(tiny(), "LEDForSequenceClassification");
+  auto cls = build_graph(tiny(), "LEDForSequenceClassification");
   ASSERT_TRUE(cls.forward.ok) << cls.forward.reason;
   EXPECT_EQ(cls.input_shape, (Shape{64}));
   EXPECT_EQ(cls.inputs[1].shape, (Shape{64}));
-  EXPECT_FALSE(build(tiny(), "LEDForSequenceClassification", 128).forward.ok);
+  EXPECT_FALSE(build_graph(tiny(), "LEDForSequenceClassification", 128).forward.ok);
 }
 
 TEST(LedConfig, WindowsMustBeEvenAndOnePerLayer) {
-  auto odd = build(tiny(R"(, "attention_window": 5)"), "LEDModel", 32, 8);
+  auto odd = build_graph(tiny(R"(, "attention_window": 5)"), "LEDModel", 32, 8);
   EXPECT_FALSE(odd.forward.ok);
   EXPECT_NE(odd.forward.reason.find("attention_window"), std::string::npos);
-  EXPECT_THROW(build(tiny(R"(, "attention_window": [4, 4, 4])"), "LEDModel", 32, 8), neurarch::Error);
-  auto padded = build(tiny(R"(, "attention_window": 16)"), "LEDModel", 40, 8);
+  EXPECT_THROW(build_graph(tiny(R"(, "attention_window": [4, 4, 4])"), "LEDModel", 32, 8), neurarch::Error);
+  auto padded = build_graph(tiny(R"(, "attention_window": 16)"), "LEDModel", 40, 8);
   ASSERT_TRUE(padded.forward.ok);
   bool noted = false;
   for (const auto& n : padded.notes) noted |= n.find("pads") != std::string::npos;

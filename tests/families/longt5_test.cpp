@@ -1,7 +1,7 @@
 #include "support/groundtruth.hpp"
 
 #include "core/config.hpp"
-#include "model/build.hpp"
+#include "support/family_graph.hpp"
 
 NEURARCH_GROUNDTRUTH_TEST(LongT5, "longt5")
 
@@ -11,8 +11,8 @@ using neurarch::Config;
 using neurarch::graph::Graph;
 using neurarch::graph::Node;
 using neurarch::graph::Shape;
-using neurarch::model::build_model;
-using neurarch::model::BuildOptions;
+using neurarch::testing::build_graph;
+using neurarch::testing::find_node;
 
 Config tiny(const std::string& extra = "") {
   return Config::parse(R"({"model_type": "longt5", "d_model": 64, "d_kv": 16, "d_ff": 128, "num_heads": 4,
@@ -21,28 +21,13 @@ Config tiny(const std::string& extra = "") {
                        "config.json");
 }
 
-Graph build(const Config& c, const std::string& cls, std::optional<std::int64_t> seq = {},
-            std::optional<std::int64_t> target = {}) {
-  BuildOptions options;
-  options.class_name = cls;
-  options.seq = seq;
-  options.target_seq = target;
-  return build_model(c, options).graph;
-}
-
-const Node* node(const Graph& g, const std::string& name) {
-  for (const auto& n : g.nodes)
-    if (n.name == name) return &n;
-  return nullptr;
-}
-
 }  // namespace
 
 TEST(LongT5Graph, LocalAttentionScoresThreeBlocksPerBlockOfQueries) {
-  auto g = build(tiny(), "LongT5ForConditionalGeneration", 40, 12);
+  auto g = build_graph(tiny(), "LongT5ForConditionalGeneration", 40, 12);
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   // local_radius 7: blocks of 8 queries, each scoring its own and both neighbouring blocks.
-  const Node* local = node(g, "Attention_1");
+  const Node* local = find_node(g, "Attention_1");
   ASSERT_NE(local, nullptr);
   EXPECT_EQ(local->path, "encoder.block.1.layer.0.LocalSelfAttention");
   EXPECT_EQ(local->attention->query_len, 8);
@@ -50,20 +35,20 @@ TEST(LongT5Graph, LocalAttentionScoresThreeBlocksPerBlockOfQueries) {
   EXPECT_EQ(local->attention->window, 15);
   EXPECT_FALSE(local->attention->sdpa);
   EXPECT_EQ(local->out, (Shape{40, 64}));
-  const Node* bias = node(g, "Relative_Position_Bias_0");
+  const Node* bias = find_node(g, "Relative_Position_Bias_0");
   ASSERT_NE(bias, nullptr);
   EXPECT_EQ(bias->out, (Shape{4, 8, 24}));
   EXPECT_EQ(local->inputs.back(), bias->index);
   EXPECT_EQ(g.find_tensor("encoder.block.1.layer.0.LocalSelfAttention.relative_attention_bias.weight"), nullptr);
   // The decoder is T5's: full causal self-attention and cross-attention over the whole source.
-  EXPECT_EQ(node(g, "Decoder_Attention_0")->attention->kv_len, 12);
-  EXPECT_EQ(node(g, "Decoder_Cross_Attention_1")->attention->kv_len, 40);
+  EXPECT_EQ(find_node(g, "Decoder_Attention_0")->attention->kv_len, 12);
+  EXPECT_EQ(find_node(g, "Decoder_Cross_Attention_1")->attention->kv_len, 40);
 }
 
 TEST(LongT5Graph, TransientGlobalAddsSummaryKeysAndTheirTensors) {
-  auto g = build(tiny(R"(, "encoder_attention_type": "transient-global")"), "LongT5Model", 40, 12);
+  auto g = build_graph(tiny(R"(, "encoder_attention_type": "transient-global")"), "LongT5Model", 40, 12);
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
-  const Node* tg = node(g, "Attention_0");
+  const Node* tg = find_node(g, "Attention_0");
   ASSERT_NE(tg, nullptr);
   // 40 tokens / global_block_size 4 = 10 summary keys after the 24 local ones.
   EXPECT_EQ(tg->attention->kv_len, 34);
@@ -74,16 +59,16 @@ TEST(LongT5Graph, TransientGlobalAddsSummaryKeysAndTheirTensors) {
   const std::string b = "encoder.block.1.layer.0.TransientGlobalSelfAttention.";
   EXPECT_NE(g.find_tensor(b + "global_input_layer_norm.weight"), nullptr);
   EXPECT_EQ(g.find_tensor(b + "global_relative_attention_bias.weight"), nullptr);
-  const Node* side = node(g, "Global_Relative_Position_Bias_0");
+  const Node* side = find_node(g, "Global_Relative_Position_Bias_0");
   ASSERT_NE(side, nullptr);
   EXPECT_EQ(side->out, (Shape{4, 40, 10}));
 }
 
 TEST(LongT5Graph, BlockedScoresAreFarFewerThanFullOnes) {
   // The eager-only attention keeps its probabilities: blocks make them linear in the length.
-  auto g = build(tiny(R"(, "local_radius": 127)"), "LongT5EncoderModel", 4096);
+  auto g = build_graph(tiny(R"(, "local_radius": 127)"), "LongT5EncoderModel", 4096);
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
-  const Node* a = node(g, "Attention_0");
+  const Node* a = find_node(g, "Attention_0");
   ASSERT_NE(a, nullptr);
   const auto scores = (4096 / a->attention->query_len) * a->attention->query_len * a->attention->kv_len;
   EXPECT_EQ(scores, 4096 * 384);
@@ -91,12 +76,12 @@ TEST(LongT5Graph, BlockedScoresAreFarFewerThanFullOnes) {
 }
 
 TEST(LongT5Config, UnknownEncoderAttentionTypeCannotRun) {
-  auto g = build(tiny(R"(, "encoder_attention_type": "global")"), "LongT5Model", 32, 8);
+  auto g = build_graph(tiny(R"(, "encoder_attention_type": "global")"), "LongT5Model", 32, 8);
   EXPECT_FALSE(g.forward.ok);
   EXPECT_NE(g.forward.reason.find("encoder_attention_type"), std::string::npos);
 }
 
 TEST(LongT5Config, DefaultSourceLengthFollowsPretraining) {
-  auto g = build(tiny(), "LongT5Model");
+  auto g = build_graph(tiny(), "LongT5Model");
   EXPECT_EQ(g.input_shape, (Shape{2048}));  // 4096 capped to the default sequence cap
 }

@@ -1,7 +1,7 @@
 #include "support/groundtruth.hpp"
 
 #include "core/config.hpp"
-#include "model/build.hpp"
+#include "support/family_graph.hpp"
 
 NEURARCH_GROUNDTRUTH_TEST(Mvp, "mvp")
 
@@ -9,10 +9,9 @@ namespace {
 
 using neurarch::Config;
 using neurarch::graph::Graph;
-using neurarch::graph::Node;
 using neurarch::graph::Shape;
-using neurarch::model::build_model;
-using neurarch::model::BuildOptions;
+using neurarch::testing::build_graph;
+using neurarch::testing::find_node;
 
 Config tiny(const std::string& extra = "") {
   return Config::parse(R"({"model_type": "mvp", "d_model": 32, "encoder_layers": 2, "decoder_layers": 3,
@@ -22,44 +21,30 @@ Config tiny(const std::string& extra = "") {
                        "config.json");
 }
 
-Graph build(const Config& c, const std::string& cls) {
-  BuildOptions options;
-  options.class_name = cls;
-  options.seq = 40;
-  options.target_seq = 10;
-  return build_model(c, options).graph;
-}
-
-const Node* node(const Graph& g, const std::string& name) {
-  for (const auto& n : g.nodes)
-    if (n.name == name) return &n;
-  return nullptr;
-}
-
 }  // namespace
 
 TEST(MvpGraph, PromptsPrefixEveryAttentionsKeys) {
-  auto g = build(tiny(), "MvpForConditionalGeneration");
+  auto g = build_graph(tiny(), "MvpForConditionalGeneration", 40, 10);
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   EXPECT_EQ(g.find_tensor("model.encoder.self_attn_prompt.prompt_embedding.weight")->shape, (Shape{5, 32}));
   EXPECT_EQ(g.find_tensor("model.encoder.self_attn_prompt.prompt_trans.0.weight")->shape, (Shape{16, 32}));
   EXPECT_EQ(g.find_tensor("model.encoder.self_attn_prompt.prompt_trans.2.weight")->shape, (Shape{2 * 2 * 32, 16}));
   EXPECT_EQ(g.find_tensor("model.decoder.cross_attn_prompt.prompt_trans.2.bias")->shape, (Shape{3 * 2 * 32}));
   EXPECT_NE(g.find_tensor("model.decoder.self_attn_prompt.prompt_embedding.weight"), nullptr);
-  EXPECT_EQ(node(g, "Attention_1")->attention->kv_len, 45);
-  EXPECT_EQ(node(g, "Decoder_Attention_2")->attention->kv_len, 15);
-  EXPECT_EQ(node(g, "Decoder_Cross_Attention_0")->attention->kv_len, 45);
+  EXPECT_EQ(find_node(g, "Attention_1")->attention->kv_len, 45);
+  EXPECT_EQ(find_node(g, "Decoder_Attention_2")->attention->kv_len, 15);
+  EXPECT_EQ(find_node(g, "Decoder_Cross_Attention_0")->attention->kv_len, 45);
   // Without use_prompt the model is BART's.
-  auto plain = build(tiny(R"(, "use_prompt": false)"), "MvpForConditionalGeneration");
+  auto plain = build_graph(tiny(R"(, "use_prompt": false)"), "MvpForConditionalGeneration", 40, 10);
   EXPECT_EQ(plain.find_tensor("model.encoder.self_attn_prompt.prompt_embedding.weight"), nullptr);
-  EXPECT_EQ(node(plain, "Attention_1")->attention->kv_len, 40);
+  EXPECT_EQ(find_node(plain, "Attention_1")->attention->kv_len, 40);
   const std::int64_t prompts = 3 * (5 * 32 + 16 * 32 + 16) + (2 * 2 * 32 * 16 + 2 * 2 * 32) +
                                2 * (3 * 2 * 32 * 16 + 3 * 2 * 32);
   EXPECT_EQ(g.saved_scalars() - plain.saved_scalars(), prompts);
 }
 
 TEST(MvpGraph, DecoderOnlyWrapperHasNoPrompts) {
-  auto g = build(tiny(), "MvpForCausalLM");
+  auto g = build_graph(tiny(), "MvpForCausalLM", 40, 10);
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   for (const auto& t : g.tensors) EXPECT_EQ(t.name.find("prompt"), std::string::npos) << t.name;
 }

@@ -1,7 +1,7 @@
 #include "support/groundtruth.hpp"
 
 #include "core/config.hpp"
-#include "model/build.hpp"
+#include "support/family_graph.hpp"
 
 NEURARCH_GROUNDTRUTH_TEST(NllbMoe, "nllb-moe")
 
@@ -11,8 +11,7 @@ using neurarch::Config;
 using neurarch::graph::Graph;
 using neurarch::graph::NodeType;
 using neurarch::graph::Shape;
-using neurarch::model::build_model;
-using neurarch::model::BuildOptions;
+using neurarch::testing::build_graph;
 
 Config tiny(const std::string& extra = "") {
   return Config::parse(R"({"model_type": "nllb-moe", "d_model": 32, "encoder_layers": 4, "decoder_layers": 2,
@@ -22,18 +21,10 @@ Config tiny(const std::string& extra = "") {
                        "config.json");
 }
 
-Graph build(const Config& c, const std::string& cls = "NllbMoeModel") {
-  BuildOptions options;
-  options.class_name = cls;
-  options.seq = 24;
-  options.target_seq = 8;
-  return build_model(c, options).graph;
-}
-
 }  // namespace
 
 TEST(NllbMoeGraph, EveryStepthLayerRoutesToTwoExperts) {
-  auto g = build(tiny());
+  auto g = build_graph(tiny(), "NllbMoeModel", 24, 8);
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   std::vector<std::string> sparse;
   for (const auto& n : g.nodes)
@@ -54,7 +45,7 @@ TEST(NllbMoeGraph, EveryStepthLayerRoutesToTwoExperts) {
 }
 
 TEST(NllbMoeGraph, PositionsAreAnUnsavedBufferAndTheHeadIsTied) {
-  auto g = build(tiny(), "NllbMoeForConditionalGeneration");
+  auto g = build_graph(tiny(), "NllbMoeForConditionalGeneration", 24, 8);
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   EXPECT_EQ(g.find_tensor("model.encoder.embed_positions.weights"), nullptr);
   EXPECT_EQ(g.find_tensor("final_logits_bias"), nullptr);

@@ -1,7 +1,7 @@
 #include "support/groundtruth.hpp"
 
 #include "core/config.hpp"
-#include "model/build.hpp"
+#include "support/family_graph.hpp"
 
 NEURARCH_GROUNDTRUTH_TEST(SwitchTransformers, "switch_transformers")
 
@@ -9,25 +9,15 @@ namespace {
 
 using neurarch::Config;
 using neurarch::graph::Graph;
-using neurarch::graph::Node;
 using neurarch::graph::NodeType;
 using neurarch::graph::Shape;
-using neurarch::model::build_model;
-using neurarch::model::BuildOptions;
+using neurarch::testing::build_graph;
 
 Config tiny(const std::string& extra = "") {
   return Config::parse(R"({"model_type": "switch_transformers", "d_model": 32, "d_kv": 8, "d_ff": 64,
                            "num_heads": 4, "num_layers": 4, "num_decoder_layers": 4, "vocab_size": 100,
                            "num_experts": 4)" + extra + "}",
                        "config.json");
-}
-
-Graph build(const Config& c, const std::string& cls = "SwitchTransformersModel") {
-  BuildOptions options;
-  options.class_name = cls;
-  options.seq = 16;
-  options.target_seq = 8;
-  return build_model(c, options).graph;
 }
 
 std::vector<std::string> moe_nodes(const Graph& g) {
@@ -41,7 +31,7 @@ std::vector<std::string> moe_nodes(const Graph& g) {
 
 TEST(SwitchTransformersGraph, StepFromSparseLayerCountsPicksOddLayers) {
   // num_sparse_*_layers 2 of 4 layers: step 2, so layers 1 and 3 (i % 2 == 1) are sparse.
-  auto g = build(tiny(R"(, "num_sparse_encoder_layers": 2, "num_sparse_decoder_layers": 2)"));
+  auto g = build_graph(tiny(R"(, "num_sparse_encoder_layers": 2, "num_sparse_decoder_layers": 2)"), "SwitchTransformersModel", 16, 8);
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   EXPECT_EQ(moe_nodes(g), (std::vector<std::string>{"MoE_1", "MoE_3", "Decoder_MoE_1", "Decoder_MoE_3"}));
   ASSERT_NE(g.find_tensor("encoder.block.1.layer.1.mlp.router.classifier.weight"), nullptr);
@@ -60,22 +50,22 @@ TEST(SwitchTransformersGraph, StepFromSparseLayerCountsPicksOddLayers) {
 }
 
 TEST(SwitchTransformersConfig, SavedStepWinsAndStepOneMakesEveryLayerSparse) {
-  auto g = build(tiny(R"(, "encoder_sparse_step": 1, "num_sparse_decoder_layers": 0)"));
+  auto g = build_graph(tiny(R"(, "encoder_sparse_step": 1, "num_sparse_decoder_layers": 0)"), "SwitchTransformersModel", 16, 8);
   EXPECT_EQ(moe_nodes(g), (std::vector<std::string>{"MoE_0", "MoE_1", "MoE_2", "MoE_3"}));
 }
 
 TEST(SwitchTransformersConfig, FeedForwardIsNeverGatedAndRouterBiasIsRead) {
-  auto g = build(tiny(R"(, "feed_forward_proj": "gated-gelu", "dense_act_fn": "gelu", "router_bias": true,
-                          "num_sparse_encoder_layers": 2)"));
+  auto g = build_graph(tiny(R"(, "feed_forward_proj": "gated-gelu", "dense_act_fn": "gelu", "router_bias": true,
+                          "num_sparse_encoder_layers": 2)"), "SwitchTransformersModel", 16, 8);
   EXPECT_EQ(g.find_tensor("encoder.block.0.layer.1.mlp.wi_0.weight"), nullptr);
   EXPECT_NE(g.find_tensor("encoder.block.0.layer.1.mlp.wi.weight"), nullptr);
   EXPECT_NE(g.find_tensor("encoder.block.1.layer.1.mlp.router.classifier.bias"), nullptr);
 }
 
 TEST(SwitchTransformersHeads, TiedLmHeadAndEncoderModel) {
-  auto lm = build(tiny(), "SwitchTransformersForConditionalGeneration");
+  auto lm = build_graph(tiny(), "SwitchTransformersForConditionalGeneration", 16, 8);
   ASSERT_NE(lm.find_tensor("lm_head.weight"), nullptr);
   EXPECT_EQ(lm.find_tensor("lm_head.weight")->tied_to, "shared.weight");
-  auto enc = build(tiny(), "SwitchTransformersEncoderModel");
+  auto enc = build_graph(tiny(), "SwitchTransformersEncoderModel", 16, 8);
   EXPECT_EQ(enc.inputs.size(), 1u);
 }
