@@ -8,6 +8,7 @@
 #include "blocks/moe.hpp"
 #include "blocks/seq2seq.hpp"
 #include "families/config_lists.hpp"
+#include "families/moe_common.hpp"
 
 namespace neurarch::families::bart {
 namespace {
@@ -237,7 +238,7 @@ class StackBuilder {
               .activation = d_.activation, .gated = false, .module = module, .router = module / "router" / "classifier",
               .router_bias = d_.router_bias, .experts_module = module / "experts", .expert_prefix = "expert_",
               .up = "fc1", .down = "fc2", .expert_bias = true};
-    auto out = mixture_of_experts(b_, h, prefix + fmt::format("MoE_{}", i), m);
+    auto out = mixture_of_experts(b_, h, prefix + moe::node_name(i), m);
     // moe_token_dropout zeroes whole tokens of the experts' output in training.
     b_.at(out).dropout = std::max(d_.moe_token_dropout, d_.activation_dropout);
     return out;
