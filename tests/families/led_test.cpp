@@ -2,6 +2,8 @@
 
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "plan/activations.hpp"
+#include "plan/weights.hpp"
 #include "support/family_graph.hpp"
 
 NEURARCH_GROUNDTRUTH_TEST(Led, "led")
@@ -72,4 +74,22 @@ TEST(LedConfig, WindowsMustBeEvenAndOnePerLayer) {
   bool noted = false;
   for (const auto& n : padded.notes) noted |= n.find("pads") != std::string::npos;
   EXPECT_TRUE(noted);
+}
+
+TEST(LedPlan, ThePlannerKeepsOneWindowOfProbabilitiesPerToken) {
+  auto g = build_graph(tiny(), "LEDModel", 64, 16);
+  ASSERT_TRUE(g.forward.ok) << g.forward.reason;
+  neurarch::plan::Setup s;
+  s.autocast_bf16 = false;
+  const auto m = neurarch::plan::saved_activations(g, s, neurarch::plan::weight_roles(g, s));
+  auto probabilities = [&](const std::string& name) {
+    const Node* a = find_node(g, name);
+    for (const auto& t : m.nodes[static_cast<std::size_t>(a->index)].saved)
+      if (t.what == "attention probabilities (softmax output)") return t.elements;
+    return std::int64_t{0};
+  };
+  // 64 tokens x 4 heads x (2 x 2 + 1) and x (2 x 4 + 1) keys; the decoder's cross-attention stays full.
+  EXPECT_EQ(probabilities("Attention_0"), 64 * 4 * 5);
+  EXPECT_EQ(probabilities("Attention_1"), 64 * 4 * 9);
+  EXPECT_EQ(probabilities("Decoder_Cross_Attention_0"), 16 * 4 * 64);
 }

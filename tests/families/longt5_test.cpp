@@ -1,6 +1,8 @@
 #include "support/groundtruth.hpp"
 
 #include "core/config.hpp"
+#include "plan/activations.hpp"
+#include "plan/weights.hpp"
 #include "support/family_graph.hpp"
 
 NEURARCH_GROUNDTRUTH_TEST(LongT5, "longt5")
@@ -84,4 +86,19 @@ TEST(LongT5Config, UnknownEncoderAttentionTypeCannotRun) {
 TEST(LongT5Config, DefaultSourceLengthFollowsPretraining) {
   auto g = build_graph(tiny(), "LongT5Model");
   EXPECT_EQ(g.input_shape, (Shape{2048}));  // 4096 capped to the default sequence cap
+}
+
+TEST(LongT5Plan, ThePlannerKeepsBlockedProbabilitiesNotASquare) {
+  auto g = build_graph(tiny(R"(, "local_radius": 127)"), "LongT5EncoderModel", 1024);
+  ASSERT_TRUE(g.forward.ok) << g.forward.reason;
+  neurarch::plan::Setup s;
+  s.autocast_bf16 = false;
+  const auto m = neurarch::plan::saved_activations(g, s, neurarch::plan::weight_roles(g, s));
+  const Node* a = find_node(g, "Attention_0");
+  ASSERT_NE(a, nullptr);
+  std::int64_t probabilities = 0;
+  for (const auto& t : m.nodes[static_cast<std::size_t>(a->index)].saved)
+    if (t.what == "attention probabilities (softmax output)") probabilities = t.elements;
+  // 8 blocks of 128 queries x 4 heads x 384 keys, a 1024 x 1024 square would be 2.7x more.
+  EXPECT_EQ(probabilities, 8 * 4 * 128 * 384);
 }
