@@ -1,5 +1,7 @@
 #include "blocks/moe.hpp"
 
+#include <string>
+
 #include <fmt/format.h>
 
 namespace neurarch::blocks {
@@ -30,7 +32,7 @@ Value mixture_of_experts(GraphBuilder& b, const Value& x, const std::string& nam
     moe.routed_matmuls = 3;
   } else {
     for (std::int64_t e = 0; e < s.experts; ++e) {
-      const Scope expert = s.experts_module / e;
+      const Scope expert = s.expert_prefix.empty() ? s.experts_module / e : s.experts_module / (s.expert_prefix + std::to_string(e));
       if (s.gated) linear_tensors(b, out, expert / s.gate, s.hidden, s.intermediate, s.expert_bias);
       linear_tensors(b, out, expert / s.up, s.hidden, s.intermediate, s.expert_bias);
       linear_tensors(b, out, expert / s.down, s.intermediate, s.hidden, s.expert_bias);

@@ -22,6 +22,9 @@ struct MoESpec {
   bool router_bias = false;
   /// One module per expert: experts_module / i / {gate, up, down}.
   Scope experts_module;
+  /// Put before each expert's index when the experts are a ModuleDict ("expert_" gives
+  /// experts.expert_3: SwitchTransformers, NLLB-MoE); empty for a ModuleList.
+  std::string expert_prefix;
   std::string gate = "gate_proj", up = "up_proj", down = "down_proj";
   bool expert_bias = false;
   /// Stacked experts (ParallelExperts): `stacked_input.weight` [experts, (2x) intermediate, hidden]

@@ -44,7 +44,9 @@ Value cross_attention(GraphBuilder& b, const Value& x, const Value& memory, cons
 
 Value relative_position_bias(GraphBuilder& b, const Value& x, const std::string& name, const RelativeBiasSpec& s) {
   const std::int64_t seq = length_of(x.shape);
-  auto out = b.node(graph::NodeType::RelativePositionBias, name, {s.heads, seq, seq}, {x}, s.module);
+  const std::int64_t queries = s.query_len > 0 ? s.query_len : seq;
+  const std::int64_t keys = s.key_len > 0 ? s.key_len : seq;
+  auto out = b.node(graph::NodeType::RelativePositionBias, name, {s.heads, queries, keys}, {x}, s.module);
   b.parameter(out, s.module("weight"), {s.buckets, s.heads});
   return out;
 }

@@ -18,6 +18,10 @@ struct RelativeBiasSpec {
   Scope module;  ///< the nn.Embedding: "...SelfAttention.relative_attention_bias"
   std::int64_t buckets = 32;
   std::int64_t heads = 0;
+  /// The [query, key] grid the table is looked up over; 0: the input's length (a full square).
+  /// LongT5's local attention looks it up for one block of queries against three blocks of keys.
+  std::int64_t query_len = 0;
+  std::int64_t key_len = 0;
 };
 
 /// T5's position bias: bucket indices of every (query, key) pair looked up in a [buckets, heads]

@@ -1,8 +1,14 @@
 #include "families/bart_common.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include <fmt/format.h>
 
+#include "blocks/moe.hpp"
 #include "blocks/seq2seq.hpp"
+#include "families/config_lists.hpp"
+#include "families/moe_common.hpp"
 
 namespace neurarch::families::bart {
 namespace {
@@ -14,30 +20,68 @@ struct StackDims {
 };
 
 struct Dims {
-  std::int64_t vocab = 0, d_model = 0, max_positions = 0, pad = 0;
+  std::int64_t vocab = 0, d_model = 0, pad = 0;
+  std::int64_t encoder_positions = 0, decoder_positions = 0;  ///< usable rows of each stack's table
+  std::vector<std::int64_t> attention_windows;                ///< Longformer: per encoder layer
   std::int64_t decoder_vocab = 0;  ///< rows of a decoder built alone (Marian's decoder_vocab_size)
   std::int64_t lm_vocab = 0;       ///< the LM head's outputs
   StackDims encoder, decoder;
   std::string activation;
   double dropout = 0, attention_dropout = 0, activation_dropout = 0;
   bool shared_embeddings = true;  ///< one `shared` table for both stacks
+  // NLLB-MoE
+  std::int64_t encoder_sparse_step = 0, decoder_sparse_step = 0, experts = 0;
+  bool router_bias = false;
+  double moe_token_dropout = 0;
+  // MVP
+  bool use_prompt = false;
+  std::int64_t prompt_length = 0, prompt_mid_dim = 0;
 };
 
 Dims read_dims(const Config& c, const Layout& layout) {
   const ConfigDefaults& def = layout.defaults;
   Dims d;
   d.vocab = c.dim({"vocab_size"}, def.vocab);
-  d.d_model = c.dim({"d_model", "hidden_size"}, 1024);
-  d.max_positions = c.dim({"max_position_embeddings"}, 1024);
+  d.d_model = c.dim({"d_model", "hidden_size"}, def.d_model);
+  if (layout.split_positions) {
+    d.encoder_positions = c.dim({"max_encoder_position_embeddings"}, layout.default_positions);
+    d.decoder_positions = c.dim({"max_decoder_position_embeddings"}, 1024);
+  } else {
+    d.encoder_positions = d.decoder_positions = c.dim({"max_position_embeddings"}, layout.default_positions);
+  }
   d.pad = c.integer({"pad_token_id"}, def.pad);
-  d.encoder = {c.dim({"encoder_layers", "num_hidden_layers"}, 12), c.dim({"encoder_attention_heads", "num_attention_heads"}, 16),
-               c.dim({"encoder_ffn_dim"}, 4096)};
-  d.decoder = {c.dim({"decoder_layers"}, 12), c.dim({"decoder_attention_heads"}, 16), c.dim({"decoder_ffn_dim"}, 4096)};
+  d.encoder = {c.dim({"encoder_layers", "num_hidden_layers"}, def.encoder_layers),
+               c.dim({"encoder_attention_heads", "num_attention_heads"}, def.heads), c.dim({"encoder_ffn_dim"}, def.ffn)};
+  d.decoder = {c.dim({"decoder_layers"}, def.decoder_layers), c.dim({"decoder_attention_heads"}, def.heads),
+               c.dim({"decoder_ffn_dim"}, def.ffn)};
   d.activation = c.text({"activation_function"}, std::string(def.activation));
   d.dropout = c.number({"dropout"}, 0.1);
-  d.attention_dropout = c.number({"attention_dropout"}, 0.0);
+  d.attention_dropout = c.number({"attention_dropout"}, def.attention_dropout);
   d.activation_dropout = c.number({"activation_dropout"}, 0.0);
   d.decoder_vocab = d.lm_vocab = d.vocab;
+  if (layout.sparse_ffn) {
+    d.experts = c.dim({"num_experts"}, 128);
+    d.router_bias = c.flag({"router_bias"}, false);
+    d.encoder_sparse_step = c.integer({"encoder_sparse_step"}, 4);
+    d.decoder_sparse_step = c.integer({"decoder_sparse_step"}, 4);
+    d.moe_token_dropout = c.number({"moe_token_dropout"}, 0.2);
+  }
+  if (layout.prompts) {
+    d.use_prompt = c.flag({"use_prompt"}, false);
+    if (d.use_prompt) {
+      d.prompt_length = c.dim({"prompt_length"}, 100);
+      d.prompt_mid_dim = c.dim({"prompt_mid_dim"}, 800);
+    }
+  }
+  if (layout.longformer_encoder) {
+    // LEDEncoder repeats an int window for every layer, or takes one entry per layer.
+    if (const auto* w = c.raw({"attention_window"}); w && w->is_array()) {
+      d.attention_windows = size_list(c, "attention_window", {});
+      require_length(c, "attention_window", d.attention_windows, static_cast<std::size_t>(d.encoder.layers));
+    } else {
+      d.attention_windows.assign(static_cast<std::size_t>(d.encoder.layers), c.integer({"attention_window"}, 512));
+    }
+  }
   if (layout.marian_vocab) {
     d.shared_embeddings = c.flag({"share_encoder_decoder_embeddings"}, true);
     d.decoder_vocab = c.has("decoder_vocab_size") ? c.dim({"decoder_vocab_size"}) : d.vocab;
@@ -53,7 +97,7 @@ class StackBuilder {
 
   /// Token embedding (owning or aliasing the table), positions, layernorm_embedding.
   Value embed(const Value& ids, const std::string& prefix, const Scope& stack, const std::string& table,
-              bool owns_table, std::int64_t rows) {
+              bool owns_table, std::int64_t rows, std::int64_t max_positions) {
     Shape shape = ids.shape;
     shape.push_back(d_.d_model);
     auto x = b_.node(graph::NodeType::Embedding, prefix + "Token_Embedding", shape, {ids},
@@ -67,18 +111,18 @@ class StackBuilder {
     switch (layout_.positions) {
       case Positions::Learned:
         x = learned_positions(b_, x, prefix + "Position_Embedding", positions,
-                              d_.max_positions + layout_.position_offset, d_.d_model, layout_.position_offset);
+                              max_positions + layout_.position_offset, d_.d_model, layout_.position_offset);
         break;
       case Positions::SinusoidStored:
         // A fixed table looked up by position: requires_grad is off, but a longer sequence has no row.
         if (in_.head == Head::Seq2SeqLM && layout_.lm_drops_positions) {
           x = b_.node(graph::NodeType::LearnedPosEmbed, prefix + "Sinusoidal_Position_Embedding", x.shape, {x},
                       positions);
-          if (x.shape.size() >= 2 && x.shape[x.shape.size() - 2] > d_.max_positions)
+          if (x.shape.size() >= 2 && x.shape[x.shape.size() - 2] > max_positions)
             b_.fail(x, fmt::format("requested sequence {} exceeds the {} rows of the sinusoidal position table",
-                                   x.shape[x.shape.size() - 2], d_.max_positions));
+                                   x.shape[x.shape.size() - 2], max_positions));
         } else {
-          x = learned_positions(b_, x, prefix + "Sinusoidal_Position_Embedding", positions, d_.max_positions,
+          x = learned_positions(b_, x, prefix + "Sinusoidal_Position_Embedding", positions, max_positions,
                                 d_.d_model);
         }
         break;
@@ -117,16 +161,21 @@ class StackBuilder {
   }
 
   Value encoder(const Value& ids, const Scope& stack, const std::string& table, bool owns_table) {
-    auto x = embed(ids, "", stack, table, owns_table, d_.vocab);
+    auto x = embed(ids, "", stack, table, owns_table, d_.vocab, d_.encoder_positions);
+    const auto prompt = make_prompt(ids, stack / "self_attn_prompt", d_.encoder, "Encoder_Self_");
     for (std::int64_t i = 0; i < d_.encoder.layers; ++i) {
       b_.set_block(static_cast<int>(i));
       const Scope l = stack / "layers" / i;
       const BlockNames n{i};
       x = sublayer(x, n.norm(1, NormKind::LayerNorm), l / "self_attn_layer_norm",
-                   [&](const Value& h) { return eager_if_needed(attention(b_, h, n.attention(), attention_spec(l / "self_attn", d_.encoder.heads, false))); },
+                   [&](const Value& h) {
+                     if (layout_.longformer_encoder) return longformer_attention(h, l / "self_attn", i, n.attention());
+                     return with_prompt(eager_if_needed(attention(b_, h, n.attention(), attention_spec(l / "self_attn", d_.encoder.heads, false))), prompt);
+                   },
                    n.add(1));
-      x = sublayer(x, n.norm(2, NormKind::LayerNorm), l / "final_layer_norm",
-                   [&](const Value& h) { return feed_forward(b_, h, n.ffn(), ffn_spec(l, d_.encoder.ffn)); }, n.add(2));
+      if (layout_.longformer_encoder) global_projections(x, l / "self_attn" / "longformer_self_attn");
+      x = sublayer(x, n.norm(2, NormKind::LayerNorm), l / std::string(layout_.ffn_norm),
+                   [&](const Value& h) { return ffn(h, "", l, d_.encoder.ffn, i, d_.encoder_sparse_step); }, n.add(2));
     }
     b_.set_block(-1);
     if (layout_.pre_norm) x = norm(b_, x, "Encoder_Final_LayerNorm", {stack / "layer_norm"});
@@ -137,28 +186,36 @@ class StackBuilder {
   /// but never used.
   Value decoder(const Value& ids, const std::optional<Value>& memory, const Scope& stack, const std::string& table,
                 bool owns_table, std::int64_t rows, int first_block) {
-    auto x = embed(ids, "Decoder_", stack, table, owns_table, rows);
+    auto x = embed(ids, "Decoder_", stack, table, owns_table, rows, d_.decoder_positions);
+    // MvpDecoder gets prompts inside MvpModel only, never in the decoder-only wrapper.
+    std::optional<Value> self_prompt, cross_prompt;
+    if (memory) {
+      self_prompt = make_prompt(ids, stack / "self_attn_prompt", d_.decoder, "Decoder_Self_");
+      cross_prompt = make_prompt(ids, stack / "cross_attn_prompt", d_.decoder, "Decoder_Cross_");
+    }
     for (std::int64_t i = 0; i < d_.decoder.layers; ++i) {
       b_.set_block(first_block + static_cast<int>(i));
       const Scope l = stack / "layers" / i;
       const BlockNames n{i};
       const std::string p = "Decoder_";
       x = sublayer(x, p + n.norm(1, NormKind::LayerNorm), l / "self_attn_layer_norm",
-                   [&](const Value& h) { return eager_if_needed(attention(b_, h, p + n.attention(), attention_spec(l / "self_attn", d_.decoder.heads, true))); },
+                   [&](const Value& h) { return with_prompt(eager_if_needed(attention(b_, h, p + n.attention(), attention_spec(l / "self_attn", d_.decoder.heads, true))), self_prompt); },
                    p + n.add(1));
-      const Scope cross = l / "encoder_attn";
+      const std::string cross_name(layout_.cross_attention);
+      const Scope cross = l / cross_name;
       if (memory) {
-        x = sublayer(x, p + n.norm(2, NormKind::LayerNorm), l / "encoder_attn_layer_norm",
+        x = sublayer(x, p + n.norm(2, NormKind::LayerNorm), l / (cross_name + "_layer_norm"),
                      [&](const Value& h) {
-                       return eager_if_needed(cross_attention(b_, h, *memory, fmt::format("Decoder_Cross_Attention_{}", i),
-                                                              attention_spec(cross, d_.decoder.heads, false)));
+                       return with_prompt(eager_if_needed(cross_attention(b_, h, *memory, fmt::format("Decoder_Cross_Attention_{}", i),
+                                                                          attention_spec(cross, d_.decoder.heads, false))),
+                                          cross_prompt);
                      },
                      p + n.add(2));
       } else {
-        unused_cross_attention(x, cross, l / "encoder_attn_layer_norm");
+        unused_cross_attention(x, cross, l / (cross_name + "_layer_norm"));
       }
-      x = sublayer(x, p + n.norm(3, NormKind::LayerNorm), l / "final_layer_norm",
-                   [&](const Value& h) { return feed_forward(b_, h, p + n.ffn(), ffn_spec(l, d_.decoder.ffn)); },
+      x = sublayer(x, p + n.norm(3, NormKind::LayerNorm), l / std::string(layout_.ffn_norm),
+                   [&](const Value& h) { return ffn(h, p, l, d_.decoder.ffn, i, d_.decoder_sparse_step); },
                    p + n.add(3));
     }
     b_.set_block(-1);
@@ -167,6 +224,104 @@ class StackBuilder {
   }
 
  private:
+  // A dense feed-forward, or NLLB-MoE's top-2 experts in the layers its sparse step picks.
+  Value ffn(const Value& h, const std::string& prefix, const Scope& layer, std::int64_t width, std::int64_t i,
+            std::int64_t sparse_step) {
+    const Scope module = layout_.ffn_module.empty() ? layer : layer / std::string(layout_.ffn_module);
+    FeedForwardSpec f = ffn_spec(module, width);
+    if (layout_.sparse_ffn) f.output_dropout = d_.activation_dropout;  // NLLB-MoE's ff_dropout
+    if (!(layout_.sparse_ffn && sparse_step > 0 && (i + 1) % sparse_step == 0))
+      return feed_forward(b_, h, prefix + BlockNames{i}.ffn(), f);
+    // Each expert holds expert_capacity tokens; overflow tokens skip the layer, which the
+    // planner's top_k / experts share of the work does not model.
+    MoESpec m{.hidden = d_.d_model, .intermediate = width, .experts = d_.experts, .top_k = 2,
+              .activation = d_.activation, .gated = false, .module = module, .router = module / "router" / "classifier",
+              .router_bias = d_.router_bias, .experts_module = module / "experts", .expert_prefix = "expert_",
+              .up = "fc1", .down = "fc2", .expert_bias = true};
+    auto out = mixture_of_experts(b_, h, prefix + moe::node_name(i), m);
+    // moe_token_dropout zeroes whole tokens of the experts' output in training.
+    b_.at(out).dropout = std::max(d_.moe_token_dropout, d_.activation_dropout);
+    return out;
+  }
+
+  // MvpPrompt: prompt_length learned rows -> Linear(d_model, prompt_mid_dim) -> GELU ->
+  // Linear(prompt_mid_dim, layers x 2 x d_model), split into one key/value prefix per layer.
+  std::optional<Value> make_prompt(const Value& ids, const Scope& module, const StackDims& stack,
+                                   const std::string& prefix) {
+    if (!d_.use_prompt) return std::nullopt;
+    const Scope table = module / "prompt_embedding";
+    auto rows = b_.node(graph::NodeType::Embedding, prefix + "Prompt_Embedding", {d_.prompt_length, d_.d_model},
+                        {ids}, table);
+    b_.parameter(rows, table("weight"), {d_.prompt_length, d_.d_model});
+    auto h = dense(b_, rows, prefix + "Prompt_Transform_0", module / "prompt_trans" / 0, d_.d_model, d_.prompt_mid_dim,
+                   true, "gelu");
+    h = dense(b_, h, prefix + "Prompt_Transform_2", module / "prompt_trans" / 2, d_.prompt_mid_dim,
+              stack.layers * 2 * d_.d_model, true);
+    b_.at(h).dropout = d_.dropout;
+    if (d_.d_model % stack.heads != 0)
+      b_.fail(h, fmt::format("the prompt's {} columns per layer do not split into {} heads", d_.d_model, stack.heads));
+    return h;
+  }
+
+  // The prompt's rows are keys and values in front of the layer's own: prompt_length more keys.
+  Value with_prompt(const Value& attention_node, const std::optional<Value>& prompt) {
+    if (!prompt) return attention_node;
+    b_.at(attention_node).attention->kv_len += d_.prompt_length;
+    b_.at(attention_node).inputs.push_back(prompt->node);
+    return attention_node;
+  }
+
+  // Longformer's sliding-window self-attention (LED's encoder): every token scores the
+  // attention_window / 2 tokens on either side of it (2w + 1 keys), computed in overlapping
+  // chunks. The node says so with query_len = a chunk of w queries and kv_len = 2w + 1 keys, so
+  // the planners count tokens x heads x (2w + 1) scores rather than seq x seq; the chunked matmul
+  // also computes the scores it then discards (about twice as many), which is not charged, and
+  // neither is the padding of the input to a multiple of the window.
+  Value longformer_attention(const Value& h, const Scope& attn, std::int64_t i, const std::string& name) {
+    const Scope own = attn / "longformer_self_attn";
+    AttentionSpec s = attention_spec(attn, d_.encoder.heads, false);
+    s.q = own / "query";
+    s.k = own / "key";
+    s.v = own / "value";
+    s.o = attn / "output";
+    const std::int64_t window = d_.attention_windows[static_cast<std::size_t>(i)];
+    const std::int64_t one_sided = std::max<std::int64_t>(window / 2, 1);
+    auto out = attention(b_, h, name, s);
+    auto& at = *b_.at(out).attention;
+    at.window = 2 * one_sided + 1;  // after the block: the note below speaks for every layer
+    at.sdpa = false;
+    const std::int64_t seq = at.query_len;
+    const std::int64_t chunks = (seq + one_sided - 1) / one_sided;
+    at.query_len = std::max<std::int64_t>(seq / std::max<std::int64_t>(chunks, 1), 1);
+    at.kv_len = 2 * one_sided + 1;
+    if (window <= 0 || window % 2 != 0)
+      b_.fail(out, fmt::format("attention_window {} of layer {} must be even and positive (LEDEncoderSelfAttention "
+                               "asserts it)",
+                               window, i));
+    if (i == 0)
+      b_.note(fmt::format("LED's encoder attention slides: each token scores the {} tokens on either side ({} keys) "
+                          "rather than all {}; the probabilities are counted per token",
+                          one_sided, 2 * one_sided + 1, seq));
+    if (i == 0 && seq % window != 0)
+      b_.note(fmt::format("LED pads the {}-token input to a multiple of attention_window {} ({} tokens); the padding "
+                          "is not counted",
+                          seq, window, (seq + window - 1) / window * window));
+    return out;
+  }
+
+  // query_global / key_global / value_global run only for tokens given global attention, and
+  // the reference gives none unless global_attention_mask is passed: stored weights without a
+  // node that would claim their compute or saved inputs.
+  void global_projections(const Value& owner, const Scope& own) {
+    for (const char* proj : {"query_global", "key_global", "value_global"})
+      linear_tensors(b_, owner, own / proj, d_.d_model, d_.d_model, true);
+    if (!global_noted_) {
+      b_.note("LED's query_global/key_global/value_global are counted as weights only: they run for tokens given "
+              "global attention, none unless global_attention_mask is passed");
+      global_noted_ = true;
+    }
+  }
+
   Value eager_if_needed(const Value& attention_node) {
     b_.at(attention_node).attention->sdpa = layout_.sdpa;
     return attention_node;
@@ -192,6 +347,7 @@ class StackBuilder {
   const Dims& d_;
   const Layout& layout_;
   bool noted_ = false;
+  bool global_noted_ = false;
 };
 
 }  // namespace
@@ -204,20 +360,23 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   static_cast<void>(c.flag({"scale_embedding"}, layout.defaults.scale_embedding));
   StackBuilder stacks(in, b, d, layout);
   // Learned tables leave offset rows unused; the sinusoid stored as a weight has exactly max_positions.
-  const std::int64_t usable = d.max_positions;
+  // Classification and QA decode the source shifted right, so their source must also fit the
+  // decoder's table (LED's is shorter than its encoder's).
+  const bool shifted_source = in.head == Head::SequenceClassification || in.head == Head::QuestionAnswering;
+  const std::int64_t usable = shifted_source ? std::min(d.encoder_positions, d.decoder_positions) : d.encoder_positions;
 
   if (in.head == Head::CausalLM) {
     // *DecoderWrapper: model.decoder owns its own token table.
     const Scope stack = Scope("model") / "decoder";
     const std::string table = (stack / "embed_tokens")("weight");
-    auto ids = b.input({in.sequence_length(usable)}, "tokens");
+    auto ids = b.input({in.sequence_length(d.decoder_positions)}, "tokens");
     auto x = stacks.decoder(ids, std::nullopt, stack, table, true, d.decoder_vocab, 0);
     LmHeadSpec head{.module = Scope("lm_head"), .hidden = d.d_model, .vocab = d.vocab};
     if (tie) head.tied_weight = table;
     return lm_head(b, x, "LM_Head", head);
   }
 
-  const Scope root = in.head == Head::Base ? Scope() : Scope("model");
+  const Scope root = in.head == Head::Base ? Scope() : Scope(std::string(layout.base));
   const std::string shared = root("shared.weight");
   const std::string encoder_table = d.shared_embeddings ? shared : (root / "encoder" / "embed_tokens")("weight");
   const std::string decoder_table = d.shared_embeddings ? shared : (root / "decoder" / "embed_tokens")("weight");
@@ -227,8 +386,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   auto memory = stacks.encoder(ids, root / "encoder", encoder_table, true);
 
   // Classification and QA decode the source shifted right: the target length is the source's.
-  const bool shifted_source = in.head == Head::SequenceClassification || in.head == Head::QuestionAnswering;
-  std::int64_t target = in.target_length(std::min(source, usable));
+  std::int64_t target = in.target_length(std::min(source, d.decoder_positions));
   if (shifted_source) {
     if (in.requested_target_seq && *in.requested_target_seq != source)
       b.note(fmt::format("{} decodes the source shifted right: the target length is the source's {}, not {}",

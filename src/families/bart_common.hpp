@@ -1,5 +1,6 @@
 #pragma once
-// The BART-style encoder-decoder shared by bart, mbart, pegasus, marian and m2m_100: a `shared`
+// The BART-style encoder-decoder shared by bart, mbart, pegasus, marian, m2m_100, led, blenderbot,
+// blenderbot-small, plbart, mvp and nllb-moe: a `shared`
 // token table (encoder/decoder embed_tokens alias it), absolute positions (learned with an
 // offset of 2, or a fixed sinusoid stored as a weight or kept as a non-persistent buffer),
 // optional layernorm_embedding, post-norm (BART, Marian) or pre-norm layers with a final
@@ -25,6 +26,11 @@ struct ConfigDefaults {
   std::int64_t pad = 1;
   std::string_view activation = "gelu";
   bool scale_embedding = false;
+  std::int64_t d_model = 1024;
+  std::int64_t encoder_layers = 12, decoder_layers = 12;
+  std::int64_t heads = 16;  ///< encoder_attention_heads and decoder_attention_heads
+  std::int64_t ffn = 4096;  ///< encoder_ffn_dim and decoder_ffn_dim
+  double attention_dropout = 0.0;
 };
 
 struct Layout {
@@ -39,6 +45,27 @@ struct Layout {
   /// The LM class lists the stored sinusoid in _keys_to_ignore_on_save (MarianMTModel): the table
   /// exists but its checkpoint leaves it out.
   bool lm_drops_positions = false;
+  /// The base model's attribute in the head classes: "model" (BART), "led" (LED).
+  std::string_view base = "model";
+  /// LED: each stack has its own learned table (max_encoder_position_embeddings,
+  /// max_decoder_position_embeddings) instead of one max_position_embeddings.
+  bool split_positions = false;
+  /// LED: the encoder's self-attention is Longformer's (self_attn.longformer_self_attn.{query, key,
+  /// value, query_global, key_global, value_global} + self_attn.output), sliding over
+  /// attention_window / 2 tokens on either side.
+  bool longformer_encoder = false;
+  std::int64_t default_positions = 1024;  ///< max_position_embeddings (encoder's, when split) when absent
+  /// Module names NLLB-MoE changes: the decoder's cross-attention (its norm is `<name>_layer_norm`),
+  /// the feed-forward's own module (empty: fc1/fc2 sit on the layer) and its norm.
+  std::string_view cross_attention = "encoder_attn";
+  std::string_view ffn_module;
+  std::string_view ffn_norm = "final_layer_norm";
+  /// NLLB-MoE: layer i with (i + 1) % {encoder,decoder}_sparse_step == 0 routes each token to its
+  /// top 2 of num_experts experts (router.classifier, experts.expert_<e>.{fc1, fc2}, with biases).
+  bool sparse_ffn = false;
+  /// MVP: with use_prompt, the encoder (self_attn_prompt) and decoder (self_attn_prompt,
+  /// cross_attn_prompt) turn prompt_length learned rows into a key/value prefix for each layer.
+  bool prompts = false;
 };
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout);

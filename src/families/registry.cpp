@@ -136,6 +136,14 @@ const Family& mobilevit_family();
 // decoders III (declarations)
 //   (end of dec3 declarations)
 // encoder-decoders II (declarations)
+const Family& longt5_family();
+const Family& switch_transformers_family();
+const Family& led_family();
+const Family& blenderbot_family();
+const Family& blenderbot_small_family();
+const Family& plbart_family();
+const Family& mvp_family();
+const Family& nllb_moe_family();
 //   (end of encdec2 declarations)
 // vision families (declarations)
 const Family& vit_family();
@@ -288,6 +296,14 @@ const RegistryRow kRegistry[] = {
     // decoders III (rows)
     //   (end of dec3 rows)
     // encoder-decoders II (rows)
+    {"longt5",                 longt5_family},
+    {"switch_transformers",    switch_transformers_family},
+    {"led",                    led_family},
+    {"blenderbot",             blenderbot_family},
+    {"blenderbot-small",       blenderbot_small_family},
+    {"plbart",                 plbart_family},
+    {"mvp",                    mvp_family},
+    {"nllb-moe",               nllb_moe_family},
     //   (end of encdec2 rows)
     // vision families (rows)
     {"vit",                    vit_family},

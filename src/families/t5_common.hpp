@@ -1,6 +1,6 @@
 #pragma once
-// The T5 encoder-decoder shared by t5, mt5 and umt5: one `shared` token table that both stacks
-// read (encoder.embed_tokens / decoder.embed_tokens are aliases of it), pre-norm blocks with
+// The T5 encoder-decoder shared by t5, mt5, umt5, longt5 and switch_transformers: one `shared`
+// token table that both stacks read (encoder/decoder.embed_tokens alias it), pre-norm blocks with
 // bias-free projections and weight-only RMS norms, no absolute positions but a bucketed
 // relative-position bias, and a decoder whose blocks add cross-attention over the encoder.
 #include <cstdint>
@@ -13,11 +13,14 @@ namespace neurarch::families::t5 {
 /// The config class's defaults for keys absent from config.json (T5Config's here).
 struct ConfigDefaults {
   std::int64_t vocab = 32128;
+  std::int64_t d_model = 512;
   std::int64_t d_ff = 2048;
   std::int64_t layers = 6;
   std::int64_t heads = 8;
   std::string_view feed_forward_proj = "relu";
   bool tie_word_embeddings = true;
+  /// The default source length when config.json has no n_positions (the length pre-training used).
+  std::int64_t pretraining_length = 512;
 };
 
 struct Layout {
@@ -25,6 +28,15 @@ struct Layout {
   /// reuse its output; true (UMT5): every block owns one.
   bool bias_in_every_layer = false;
   ConfigDefaults defaults;
+  /// LongT5: encoder_attention_type picks the encoder's attention, "local" (LocalSelfAttention:
+  /// blocks of local_radius + 1 queries against their own and both neighbouring blocks) or
+  /// "transient-global" (TransientGlobalSelfAttention: the same keys plus one summary token per
+  /// global_block_size tokens, with its own position table and global_input_layer_norm).
+  bool long_encoder = false;
+  /// SwitchTransformers: the feed-forward module is `mlp`, never gated (dense_act_fn alone), and
+  /// the layers encoder_sparse_step / decoder_sparse_step pick route each token to one of
+  /// num_experts experts (mlp.router.classifier, mlp.experts.expert_<e>.{wi, wo}).
+  bool switch_mlp = false;
 };
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout);
