@@ -128,6 +128,9 @@ const Family& mobilevit_family();
 // BLIP-family multimodal (declarations)
 //   (end of blip declarations)
 // detection transformers (declarations)
+const Family& conditional_detr_family();
+const Family& detr_family();
+const Family& table_transformer_family();
 //   (end of detr declarations)
 // SigLIP-tower multimodal (gemma3, paligemma, siglip2) (declarations)
 //   (end of siglipvlm declarations)
@@ -288,6 +291,9 @@ const RegistryRow kRegistry[] = {
     // BLIP-family multimodal (rows)
     //   (end of blip rows)
     // detection transformers (rows)
+    {"conditional_detr",       conditional_detr_family},
+    {"detr",                   detr_family},
+    {"table-transformer",      table_transformer_family},
     //   (end of detr rows)
     // SigLIP-tower multimodal (gemma3, paligemma, siglip2) (rows)
     //   (end of siglipvlm rows)

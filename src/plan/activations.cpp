@@ -28,7 +28,8 @@ struct Precision {
 class Builder {
  public:
   Builder(const graph::Graph& g, const Setup& s, const std::vector<WeightRole>& roles)
-      : g_(g), s_(s), roles_(roles), out_bytes_(g.nodes.size(), 4), origin_(g.nodes.size()) {
+      : g_(g), s_(s), roles_(roles), out_bytes_(g.nodes.size(), 4), needs_grad_(g.nodes.size(), false),
+        origin_(g.nodes.size()) {
     bool full = s.mode == Mode::Full;
     p_.autocast = s.autocast_bf16;
     p_.params = full ? 4 : 2;
@@ -110,9 +111,10 @@ class Builder {
     if (adapted) a.saved.push_back({"LoRA A outputs", tokens * s_.lora_rank * adapted, p_.compute});
   }
 
-  // Saved by the activation function itself, per intermediate element.
-  void activation(NodeActivations& a, const std::string& act, std::int64_t elements) {
-    int c = p_.compute;
+  // Saved by the activation function itself, per intermediate element; `bytes` overrides the compute
+  // dtype when the activation runs on a wider tensor (after an fp32 residual sum or frozen batch norm).
+  void activation(NodeActivations& a, const std::string& act, std::int64_t elements, int bytes = 0) {
+    int c = bytes > 0 ? bytes : p_.compute;
     if (act == "gelu_new" || act == "gelu_fast") {
       // Python tanh formula: keeps x, tanh(...), 0.5*x and 1+tanh(...); pow and tanh run in fp32
       // under autocast.
@@ -204,7 +206,8 @@ class Builder {
         // Addition's backward needs neither operand; an activation after the sum (ResNet's ReLU) keeps its own.
         for (int i : n.inputs) out = std::max(out, out_bytes_[static_cast<std::size_t>(i)]);
         if (!n.activation.empty())
-          activation(a, n.activation, std::accumulate(n.out.begin(), n.out.end(), std::int64_t{1}, std::multiplies<>()));
+          activation(a, n.activation, std::accumulate(n.out.begin(), n.out.end(), std::int64_t{1}, std::multiplies<>()),
+                     out);
         break;
       case NodeType::Linear:
         linear_inputs(a, n, 0, 1, tokens * d_in, in_bytes, "dense input");
@@ -247,9 +250,18 @@ class Builder {
         break;
       }
       case NodeType::BatchNorm: {
+        std::int64_t elements = std::accumulate(in_shape.begin(), in_shape.end(), std::int64_t{1}, std::multiplies<>());
+        if (frozen_affine(n)) {
+          // x * scale + shift with scale and shift computed from buffers: the product needs only the
+          // [C] scale for the input gradient, and promotes a bf16 map to the buffers' dtype. ReLU keeps
+          // that wider output.
+          for (int t : n.tensors)
+            out = std::max(out, dtype_bytes(g_.tensors[static_cast<std::size_t>(t)].dtype));
+          activation(a, n.activation, elements, out);
+          break;
+        }
         // Training-mode batch norm keeps its input and the per-channel batch mean and inverse std
         // (fp32); it runs in its input's dtype under autocast. ReLU after it keeps its output.
-        std::int64_t elements = std::accumulate(in_shape.begin(), in_shape.end(), std::int64_t{1}, std::multiplies<>());
         a.saved.push_back({"BatchNorm input", elements, in_bytes});
         a.saved.push_back({"BatchNorm batch mean/invstd", 2 * (in_shape.empty() ? 0 : in_shape.front()), 4});
         activation(a, n.activation, elements);
@@ -288,6 +300,16 @@ class Builder {
         break;
     }
     out_bytes_[static_cast<std::size_t>(n.index)] = out;
+    // A node keeps nothing when no input needs a gradient and it owns no parameter (pixels through a
+    // frozen batch norm): autograd records no graph there.
+    bool needs_grad = false;
+    for (int i : n.inputs) needs_grad = needs_grad || needs_grad_[static_cast<std::size_t>(i)];
+    for (int t : n.tensors) {
+      const auto& spec = g_.tensors[static_cast<std::size_t>(t)];
+      needs_grad = needs_grad || spec.kind == graph::TensorKind::Parameter;
+    }
+    needs_grad_[static_cast<std::size_t>(n.index)] = needs_grad;
+    if (!needs_grad) a.saved.clear();
     if (lora_dropout_seen_ && !lora_note_) {
       notes_.push_back(fmt::format("LoRA dropout {:.2f} keeps a dropped copy and a mask of every adapted input",
                                    s_.lora_dropout));
@@ -559,10 +581,18 @@ class Builder {
     output_dropout(a, n);
   }
 
+  // DETR's frozen batch norm keeps its affine in buffers; a trained one has weight and bias parameters.
+  bool frozen_affine(const Node& n) const {
+    for (int t : n.tensors)
+      if (g_.tensors[static_cast<std::size_t>(t)].kind == graph::TensorKind::Parameter) return false;
+    return !n.tensors.empty();
+  }
+
   const graph::Graph& g_;
   const Setup& s_;
   const std::vector<WeightRole>& roles_;
   std::vector<int> out_bytes_;
+  std::vector<bool> needs_grad_;  ///< some input or own parameter requires a gradient
   std::vector<const graph::GraphInput*> origin_;
   Precision p_{};
   LogitsTerms logits_;

@@ -1,0 +1,31 @@
+#pragma once
+// The DETR family (models/detr/modeling_detr.py, transformers 4.47.1) and its relatives that keep its
+// layout (Table Transformer): a convolutional backbone (timm's ResNet by name, or HF's ResNet through
+// backbone_config) with frozen batch norm and a frozen stem, a 1x1 input_projection to d_model, 2-D sine
+// (or learned row/column) positions, an encoder over the H/32 x W/32 feature tokens, and a decoder whose
+// num_queries object queries attend to each other and to the encoder memory. Positions are added to
+// queries and keys only, inside every attention. Attention is eager-only in the reference.
+#include <string_view>
+
+#include "families/family.hpp"
+
+namespace neurarch::families::detr {
+
+struct Layout {
+  bool pre_norm = false;            ///< norm before each sublayer (Table Transformer's normalize_before)
+  bool encoder_final_norm = false;  ///< encoder.layernorm after the last encoder layer
+  /// Conditional DETR's decoder: separate content and position projections (sa_* / ca_*), queries and keys
+  /// of the cross-attention concatenated with sine embeddings of reference points (ref_point_head), scaled
+  /// per layer by query_scale.
+  bool conditional = false;
+  bool no_object_class = true;        ///< the class head has num_labels + 1 outputs (softmax with "no object")
+  std::int64_t default_queries = 100;  ///< the config class's num_queries
+};
+
+/// Default input side: DetrImageProcessor resizes the shortest edge to 800 (longest at most 1333);
+/// --image-size gives a square image.
+inline constexpr std::int64_t kDefaultImageSize = 800;
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout);
+
+}  // namespace neurarch::families::detr
