@@ -126,6 +126,9 @@ const Family& segformer_family();
 const Family& mobilevit_family();
 //   (end of vision II declarations)
 // BLIP-family multimodal (declarations)
+const Family& blip_family();
+const Family& blip_2_family();
+const Family& blip_2_qformer_family();
 //   (end of blip declarations)
 // detection transformers (declarations)
 //   (end of detr declarations)
@@ -278,6 +281,9 @@ const RegistryRow kRegistry[] = {
     {"mobilevit",              mobilevit_family},
     //   (end of vision II rows)
     // BLIP-family multimodal (rows)
+    {"blip",                   blip_family},
+    {"blip-2",                 blip_2_family},
+    {"blip_2_qformer",         blip_2_qformer_family},
     //   (end of blip rows)
     // detection transformers (rows)
     //   (end of detr rows)
