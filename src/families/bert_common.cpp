@@ -133,7 +133,7 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
                                         ? c.text({"position_embedding_type"}, "absolute")
                                         : std::string("absolute");
   const bool relative_type = position_type == "relative_key" || position_type == "relative_key_query";
-  const bool is_decoder = c.flag({"is_decoder"}, false);
+  const bool is_decoder = c.flag({"is_decoder"}, def.is_decoder);
   const bool cross = layout.cross_attention_when_decoder
                          ? is_decoder
                          : layout.cross_attention && c.flag({"add_cross_attention"}, false);

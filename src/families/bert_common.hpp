@@ -25,6 +25,7 @@ struct ConfigDefaults {
   std::string_view activation = "gelu";
   double hidden_dropout = 0.1;     ///< hidden_dropout_prob
   double attention_dropout = 0.1;  ///< attention_probs_dropout_prob
+  bool is_decoder = false;         ///< BLIP's text config defaults to a decoder
   /// ELECTRA-style factorised embeddings: embedding_size's default; nullopt = no such key.
   std::optional<std::int64_t> embedding_size;
 };

@@ -23,7 +23,8 @@ bert::Layout text_layout() {
   bert::Layout l;
   l.prefix = "bert";  // BlipTextLMHeadModel keeps its BlipTextModel under `bert`
   l.defaults = {.vocab = 30524, .hidden = 768, .layers = 12, .heads = 8, .intermediate = 3072, .max_positions = 512,
-                .type_vocab = 2, .pad = 0, .activation = "gelu", .hidden_dropout = 0.0, .attention_dropout = 0.0};
+                .type_vocab = 2, .pad = 0, .activation = "gelu", .hidden_dropout = 0.0, .attention_dropout = 0.0,
+                .is_decoder = true};
   l.pooler = bert::PoolerUse::BaseOnly;
   l.token_types = false;
   l.position_type_key = false;
