@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "blocks/seq2seq.hpp"
+
 namespace neurarch::families::bert {
 namespace {
 
@@ -20,6 +22,8 @@ struct Dims {
   bool relative = false;  ///< position_embedding_type relative_key / relative_key_query
   double hidden_dropout = 0.1;     ///< after embeddings, attention output and FFN output
   double attention_dropout = 0.1;  ///< on the attention probabilities
+  bool sdpa = true;
+  std::int64_t encoder_width = 0;  ///< what cross-attention's keys and values read
 };
 
 class LayerBuilder {
@@ -28,8 +32,9 @@ class LayerBuilder {
       : in_(in), b_(b), layout_(layout), d_(d), names_{i} {}
 
   /// Self- or cross-attention under `module` (BertAttention: self.* + output.*), with the
-  /// residual and the norm where the family keeps it.
-  Value attention_sublayer(const Value& x, const Scope& module, const std::string& name, bool relative) {
+  /// residual and the norm where the family keeps it; `memory`: the states cross-attention reads.
+  Value attention_sublayer(const Value& x, const Scope& module, const std::string& name, bool relative,
+                           const std::optional<Value>& memory = std::nullopt) {
     ++k_;
     Value h = x;
     if (layout_.pre_norm) h = norm(b_, h, names_.norm(k_, NormKind::LayerNorm), {module / layout_.pre_norm->attention});
@@ -38,13 +43,26 @@ class LayerBuilder {
                        .q = self / "query", .k = self / "key", .v = self / "value", .o = module / "output" / "dense",
                        .qkv_bias = d_.qkv_bias, .dropout = d_.attention_dropout,
                        .output_dropout = d_.hidden_dropout};
-    auto a = attention(b_, h, name, spec);
+    auto a = memory ? cross_attention(b_, h, *memory, name, spec, d_.encoder_width) : attention(b_, h, name, spec);
+    b_.at(a).attention->sdpa = d_.sdpa;
     // Relative scores read a table of every distance -(max-1)..(max-1), one row per head dim.
     if (relative) b_.parameter(a, self("distance_embedding.weight"), {2 * d_.max_positions - 1, d_.hidden / d_.heads});
     if (layout_.attention_extras) layout_.attention_extras(in_, b_, a, self, d_.heads);
     auto sum = add(b_, a, x, names_.add(k_));
     if (layout_.pre_norm) return sum;
     return norm(b_, sum, names_.norm(k_, NormKind::LayerNorm), {module / "output" / "LayerNorm"});
+  }
+
+  /// Cross-attention weights a layer stores but does not run without encoder states. They go on the
+  /// node that ends the self-attention sublayer, which claims no compute for them.
+  void stored_cross_attention(const Value& owner, const Scope& module) {
+    Scope self = module / "self";
+    linear_tensors(b_, owner, self / "query", d_.hidden, d_.hidden, d_.qkv_bias);
+    linear_tensors(b_, owner, self / "key", d_.encoder_width, d_.hidden, d_.qkv_bias);
+    linear_tensors(b_, owner, self / "value", d_.encoder_width, d_.hidden, d_.qkv_bias);
+    linear_tensors(b_, owner, module / "output" / "dense", d_.hidden, d_.hidden, true);
+    b_.parameter(owner, (module / "output" / "LayerNorm")("weight"), {d_.hidden});
+    b_.parameter(owner, (module / "output" / "LayerNorm")("bias"), {d_.hidden});
   }
 
   /// intermediate.dense -> act -> output.dense, residual, norm.
@@ -80,7 +98,7 @@ Value mlm_head(const BuildInput& in, GraphBuilder& b, const Layout& layout, cons
   Scope transform = roberta ? head / "dense" : head / "transform" / "dense";
   auto h = dense(b, t.x, "MLM_Transform", transform, t.hidden, t.hidden, true, roberta ? "gelu" : t.activation);
   h = norm(b, h, "MLM_LayerNorm", {roberta ? head / "layer_norm" : head / "transform" / "LayerNorm"});
-  const bool tie = in.config.flag({"tie_word_embeddings"}, true);
+  const bool tie = layout.tie_lm_decoder && in.config.flag({"tie_word_embeddings"}, true);
   LmHeadSpec spec{.module = head / "decoder", .hidden = t.hidden, .vocab = t.vocab, .bias = true,
                   .tied_weight = tie ? t.word_embeddings : std::string(), .tied_bias = head("bias"),
                   .extra_bias = head("bias")};
@@ -107,7 +125,7 @@ bool has_pooler(PoolerUse use, Head head) {
 
 }  // namespace
 
-Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
+Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const Feed& feed) {
   const Config& c = in.config;
   const ConfigDefaults& def = layout.defaults;
   // NEZHA (no position table) and YOSO (always adds it) never read the key.
@@ -115,18 +133,22 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
                                         ? c.text({"position_embedding_type"}, "absolute")
                                         : std::string("absolute");
   const bool relative_type = position_type == "relative_key" || position_type == "relative_key_query";
-  const bool is_decoder = c.flag({"is_decoder"}, false);
-  const bool cross = layout.cross_attention && c.flag({"add_cross_attention"}, false);
+  const bool is_decoder = c.flag({"is_decoder"}, def.is_decoder);
+  const bool cross = layout.cross_attention_when_decoder
+                         ? is_decoder
+                         : layout.cross_attention && c.flag({"add_cross_attention"}, false);
   Dims d{.hidden = c.dim({"hidden_size"}, def.hidden),
          .heads = c.dim({"num_attention_heads"}, def.heads),
          .intermediate = c.dim({"intermediate_size"}, def.intermediate),
          .max_positions = c.dim({"max_position_embeddings"}, def.max_positions),
          .activation = c.text({"hidden_act"}, std::string(def.activation)),
-         .causal = is_decoder,
+         .causal = feed.causal.value_or(is_decoder),
          .qkv_bias = !layout.qkv_bias_from_use_bias || c.flag({"use_bias"}, true),
          .relative = layout.relative_attention && relative_type,
-         .hidden_dropout = c.number({"hidden_dropout_prob"}, 0.1),
-         .attention_dropout = c.number({"attention_probs_dropout_prob"}, 0.1)};
+         .hidden_dropout = c.number({"hidden_dropout_prob"}, def.hidden_dropout),
+         .attention_dropout = c.number({"attention_probs_dropout_prob"}, def.attention_dropout),
+         .sdpa = layout.sdpa};
+  d.encoder_width = layout.cross_attention_when_decoder ? c.dim({"encoder_hidden_size"}, d.hidden) : d.hidden;
   Trunk t{.hidden = d.hidden,
           .intermediate = d.intermediate,
           .vocab = c.dim({"vocab_size"}, def.vocab),
@@ -145,7 +167,7 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
 
   t.root = in.head == Head::Base && !layout.always_prefixed ? Scope() : Scope(std::string(layout.prefix));
   Scope emb = t.root / "embeddings";
-  auto x = b.input({t.seq}, "tokens");
+  auto x = b.input({t.seq}, "tokens", feed.input_name);
   x = token_embedding(b, x, "Token_Embedding", emb / "word_embeddings", t.vocab, t.embedding);
   if (pad >= t.vocab) b.fail(x, fmt::format("pad_token_id {} is not a row of the {}-token vocabulary", pad, t.vocab));
   t.word_embeddings = (emb / "word_embeddings")("weight");
@@ -181,7 +203,12 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     Scope l = t.root / "encoder" / "layer" / i;
     LayerBuilder layer(in, b, layout, d, i);
     x = layer.attention_sublayer(x, l / "attention", fmt::format("Attention_{}", i), d.relative);
-    if (cross) {
+    if (cross && feed.encoder_states) {
+      x = layer.attention_sublayer(x, l / "crossattention", fmt::format("Cross_Attention_{}", i), false,
+                                   feed.encoder_states);
+    } else if (cross && layout.cross_attention_when_decoder) {
+      layer.stored_cross_attention(x, l / "crossattention");
+    } else if (cross) {
       x = layer.attention_sublayer(x, l / "crossattention", fmt::format("Cross_Attention_{}", i),
                                    d.relative && layout.cross_attention_follows_config);
       if (!is_decoder) b.fail(x, "add_cross_attention needs is_decoder: the reference refuses to build the layer");

@@ -23,6 +23,9 @@ struct ConfigDefaults {
   std::int64_t type_vocab = 2;
   std::int64_t pad = 0;
   std::string_view activation = "gelu";
+  double hidden_dropout = 0.1;     ///< hidden_dropout_prob
+  double attention_dropout = 0.1;  ///< attention_probs_dropout_prob
+  bool is_decoder = false;         ///< BLIP's text config defaults to a decoder
   /// ELECTRA-style factorised embeddings: embedding_size's default; nullopt = no such key.
   std::optional<std::int64_t> embedding_size;
 };
@@ -92,6 +95,13 @@ struct Layout {
   /// BERT's clones build cross-attention with absolute positions whatever the config says;
   /// Megatron passes the config through, so relative tables appear there too.
   bool cross_attention_follows_config = false;
+  /// BLIP's text model: `crossattention` exists whenever is_decoder (add_cross_attention is not read) and its
+  /// keys and values project encoder_hidden_size-wide states; it runs only when the caller feeds them.
+  bool cross_attention_when_decoder = false;
+  bool sdpa = true;  ///< false: the reference has only the eager attention class (BLIP's text model)
+  /// false: the LM decoder keeps its own weight whatever tie_word_embeddings says (BLIP's text decoder, nested in
+  /// a composite model whose tie_weights never reaches it).
+  bool tie_lm_decoder = true;
 
   // Family-specific steps.
   /// Runs on the word embeddings alone, before token types and positions (RoCBert's glyph and
@@ -115,7 +125,15 @@ struct Trunk {
   std::string word_embeddings;  ///< the word embedding tensor, which LM heads tie to
 };
 
-Trunk trunk(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout);
+/// What a composite model hands a trunk it nests (BLIP's text encoder and decoder); the defaults are a
+/// model built alone.
+struct Feed {
+  std::string input_name;                      ///< forward()'s argument for the token ids; "" = input_ids
+  std::optional<graph::Value> encoder_states;  ///< what cross-attention reads; absent: nothing to attend to
+  std::optional<bool> causal;                  ///< forward()'s is_decoder, when the caller passes its own
+};
+
+Trunk trunk(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout, const Feed& feed = {});
 
 /// The tanh pooler when `layout.pooler` gives this class one.
 std::optional<graph::Value> pooler(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout, const Trunk& t);

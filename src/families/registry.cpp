@@ -126,6 +126,9 @@ const Family& segformer_family();
 const Family& mobilevit_family();
 //   (end of vision II declarations)
 // BLIP-family multimodal (declarations)
+const Family& blip_family();
+const Family& blip_2_family();
+const Family& blip_2_qformer_family();
 //   (end of blip declarations)
 // detection transformers (declarations)
 const Family& conditional_detr_family();
@@ -289,6 +292,9 @@ const RegistryRow kRegistry[] = {
     {"mobilevit",              mobilevit_family},
     //   (end of vision II rows)
     // BLIP-family multimodal (rows)
+    {"blip",                   blip_family},
+    {"blip-2",                 blip_2_family},
+    {"blip_2_qformer",         blip_2_qformer_family},
     //   (end of blip rows)
     // detection transformers (rows)
     {"conditional_detr",       conditional_detr_family},

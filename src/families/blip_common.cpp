@@ -1,0 +1,245 @@
+#include "families/blip_common.hpp"
+
+#include <fmt/format.h>
+
+#include "blocks/seq2seq.hpp"
+#include "core/error.hpp"
+#include "families/vit_common.hpp"
+
+namespace neurarch::families::blip {
+
+using namespace blocks;
+using graph::NodeType;
+
+namespace {
+
+// The reference's attention classes have no SDPA path: mark the node pre_norm_layer just made.
+void eager_only(GraphBuilder& b) {
+  const auto& nodes = b.graph().nodes;
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    if (!it->attention) continue;
+    b.at(Value{it->index, it->out}).attention->sdpa = false;
+    return;
+  }
+}
+
+}  // namespace
+
+VisionTower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const VisionDefaults& defaults,
+                         const Scope& root) {
+  const std::int64_t hidden = c.dim({"hidden_size"}, defaults.hidden);
+  const std::int64_t intermediate = c.dim({"intermediate_size"}, defaults.intermediate);
+  const std::int64_t layers = c.dim({"num_hidden_layers"}, defaults.layers);
+  const std::int64_t heads = c.dim({"num_attention_heads"}, defaults.heads);
+  const std::string activation = c.text({"hidden_act"}, "gelu");
+  const double attention_dropout = c.number({"attention_dropout"}, 0.0);
+  const bool qkv_bias = !defaults.qkv_bias_key || c.flag({"qkv_bias"}, true);
+
+  const BuildInput sub{c, in.class_name, in.head, in.requested_seq, in.requested_image_size};
+  vit::Geometry g = vit::read_geometry(sub, {defaults.image, defaults.image, false}, defaults.patch);
+  g.channels = 3;  // the patch Conv2d is built with in_channels=3 whatever the config says
+  const Scope emb = root / "embeddings";
+
+  VisionTower t;
+  t.hidden = hidden;
+  Value x = vit::pixel_stem(b, g, emb / "patch_embedding", hidden, 1);
+  t.input = Value{b.at(x).inputs.front(), {g.channels, g.input.h, g.input.w}};
+  b.parameter(x, emb("class_embedding"), {1, 1, hidden});
+
+  // Positions are sliced, not interpolated, unless forward() gets interpolate_pos_encoding=True: a smaller
+  // image reads the first rows of the table, a larger one does not fit it.
+  const std::int64_t rows = g.configured_patches() + 1;
+  auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", x.shape, {x}, emb);
+  b.parameter(pos, emb("position_embedding"), {1, rows, hidden});
+  const std::int64_t tokens = x.shape.front();
+  if (tokens > rows)
+    b.fail(pos, fmt::format("a {}x{} image makes {} tokens, more than the {} rows of position_embedding (sized for "
+                            "image_size {}); pass interpolate_pos_encoding=True to forward() or run at --image-size {}",
+                            g.input.h, g.input.w, tokens, rows, g.configured.h, g.configured.h));
+  else if (g.input_differs())
+    b.note(fmt::format("a {}x{} image reads the first {} of the {} position rows as they are (sliced, not "
+                       "interpolated, unless forward() gets interpolate_pos_encoding=True)",
+                       g.input.h, g.input.w, tokens, rows));
+  x = pos;
+
+  const Scope layer_list = root / "encoder" / "layers";
+  for (std::int64_t i = 0; i < layers; ++i) {
+    b.set_block(static_cast<int>(i));
+    const Scope l = layer_list / i;
+    const Scope attn = l / "self_attn";
+    const Scope mlp = l / "mlp";
+    PreNormLayer layer;
+    layer.norm1 = {l / "layer_norm1"};
+    layer.attention = {.hidden = hidden, .heads = heads, .module = attn, .o = attn / "projection", .qkv = attn / "qkv",
+                       .qkv_bias = qkv_bias, .dropout = attention_dropout};
+    layer.norm2 = {l / "layer_norm2"};
+    layer.ffn = {.hidden = hidden, .intermediate = intermediate, .activation = activation, .module = mlp,
+                 .up = mlp / "fc1", .down = mlp / "fc2"};
+    x = pre_norm_layer(b, x, i, layer);
+    eager_only(b);
+  }
+  b.set_block(-1);
+  t.sequence = norm(b, x, "Post_LayerNorm", {root / "post_layernorm"});
+  // The class token goes through the same post_layernorm again: a second node, no second tensor.
+  t.pooled = b.node(NodeType::LayerNorm, "Pooled_LayerNorm", {hidden}, {Value{t.sequence.node, {hidden}}},
+                    root / "post_layernorm");
+  return t;
+}
+
+namespace {
+
+struct QFormerDims {
+  std::int64_t hidden, heads, intermediate, max_positions;
+  std::string activation;
+  double hidden_dropout, attention_dropout;
+  bool relative;
+};
+
+std::int64_t rows_of(const Value& v) { return v.shape.size() >= 2 ? v.shape[v.shape.size() - 2] : 1; }
+
+// Blip2QFormerAttention under `module`: attention.{query,key,value} (keys and values from `memory` when given),
+// output.dense, dropout, residual, output.LayerNorm.
+Value qformer_attention(GraphBuilder& b, const Value& x, const std::optional<Value>& memory, std::int64_t width,
+                        const Scope& module, const QFormerDims& d, const std::string& name, const std::string& add_name,
+                        const std::string& norm_name) {
+  const Scope attn = module / "attention";
+  AttentionSpec spec{.hidden = d.hidden, .heads = d.heads, .module = module, .q = attn / "query", .k = attn / "key",
+                     .v = attn / "value", .o = module / "output" / "dense", .dropout = d.attention_dropout,
+                     .output_dropout = d.hidden_dropout};
+  auto a = memory ? cross_attention(b, x, *memory, name, spec, width) : attention(b, x, name, spec);
+  b.at(a).attention->sdpa = false;
+  if (d.relative) b.parameter(a, attn("distance_embedding.weight"), {2 * d.max_positions - 1, d.hidden / d.heads});
+  return norm(b, add(b, a, x, add_name), norm_name, {module / "output" / "LayerNorm"});
+}
+
+// intermediate(_query).dense -> act -> output(_query).dense, dropout, residual, LayerNorm.
+Value qformer_ffn(GraphBuilder& b, const Value& x, const Scope& layer, const std::string& suffix, const QFormerDims& d,
+                  const std::string& name, const std::string& add_name, const std::string& norm_name) {
+  const Scope out = layer / ("output" + suffix);
+  FeedForwardSpec spec{.hidden = d.hidden, .intermediate = d.intermediate, .activation = d.activation,
+                       .module = layer, .up = layer / ("intermediate" + suffix) / "dense", .down = out / "dense",
+                       .output_dropout = d.hidden_dropout};
+  return norm(b, add(b, feed_forward(b, x, name, spec), x, add_name), norm_name, {out / "LayerNorm"});
+}
+
+}  // namespace
+
+Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& f) {
+  const std::string position_type = c.text({"position_embedding_type"}, "absolute");
+  const QFormerDims d{c.dim({"hidden_size"}, 768),
+                      c.dim({"num_attention_heads"}, 12),
+                      c.dim({"intermediate_size"}, 3072),
+                      c.dim({"max_position_embeddings"}, 512),
+                      c.text({"hidden_act"}, "gelu"),
+                      c.number({"hidden_dropout_prob"}, 0.1),
+                      c.number({"attention_probs_dropout_prob"}, 0.1),
+                      position_type == "relative_key" || position_type == "relative_key_query"};
+  const std::int64_t layers = c.dim({"num_hidden_layers"}, 12);
+  const std::int64_t frequency = c.dim({"cross_attention_frequency"}, 2);
+
+  Value x = f.queries;
+  x = norm(b, x, "Embedding_LayerNorm", {f.root / "layernorm"});
+  b.at(x).dropout = d.hidden_dropout;
+
+  if (frequency <= 0) b.fail(x, fmt::format("cross_attention_frequency {} must be positive", frequency));
+  const Scope layer_list = f.root / "encoder" / "layer";
+  for (std::int64_t i = 0; i < layers; ++i) {
+    b.set_block(static_cast<int>(i));
+    const Scope l = layer_list / i;
+    const BlockNames n{i};
+    int k = 1;
+    auto next = [&] {
+      std::pair names{n.add(k), n.norm(k, NormKind::LayerNorm)};
+      ++k;
+      return names;
+    };
+    auto [add1, norm1] = next();
+    x = qformer_attention(b, x, std::nullopt, d.hidden, l / "attention", d, n.attention(), add1, norm1);
+    if (frequency > 0 && i % frequency == 0) {
+      auto [add2, norm2] = next();
+      x = qformer_attention(b, x, f.image, f.encoder_width, l / "crossattention", d, fmt::format("Cross_Attention_{}", i),
+                            add2, norm2);
+    }
+    auto [add3, norm3] = next();
+    x = qformer_ffn(b, x, l, "_query", d, fmt::format("Query_FFN_{}", i), add3, norm3);
+    if (f.text_ffn) {
+      // Stored for text input this forward does not have: on the layer's last node, which claims no compute.
+      linear_tensors(b, x, l / "intermediate" / "dense", d.hidden, d.intermediate, true);
+      linear_tensors(b, x, l / "output" / "dense", d.intermediate, d.hidden, true);
+      b.parameter(x, (l / "output" / "LayerNorm")("weight"), {d.hidden});
+      b.parameter(x, (l / "output" / "LayerNorm")("bias"), {d.hidden});
+    }
+  }
+  b.set_block(-1);
+  return x;
+}
+
+Value query_tokens(GraphBuilder& b, std::int64_t queries, std::int64_t hidden) {
+  auto tokens = b.node(NodeType::Embedding, "Query_Tokens", {queries, hidden}, {});
+  b.parameter(tokens, "query_tokens", {1, queries, hidden});
+  return tokens;
+}
+
+std::int64_t language_width(const Config& text) {
+  const std::string type = text.text({"model_type"}, "opt");
+  // T5's config class spells the width d_model (512 by default); OPT's default is 768.
+  const bool t5_like = type == "t5" || type == "mt5" || type == "umt5";
+  return text.dim({"hidden_size", "d_model"}, t5_like ? 512 : 768);
+}
+
+Value language_model(const BuildInput& in, GraphBuilder& b, const Config& text, const Value& features) {
+  const std::string type = text.text({"model_type"}, "opt");
+  const Family* family = find_family(type);
+  const ClassDef* cls = nullptr;
+  if (family) {
+    for (const auto& k : family->classes)
+      if (k.head == Head::CausalLM) cls = &k;
+    if (!cls)
+      for (const auto& k : family->classes)
+        if (k.head == Head::Seq2SeqLM && !cls) cls = &k;
+  }
+  if (!cls)
+    throw Error(ErrorKind::Unsupported, text.origin() + ": key 'model_type'",
+                fmt::format("the language model '{}' is not a supported causal or sequence-to-sequence LM", type));
+
+  const std::int64_t queries = rows_of(features);
+  const auto* index = in.config.raw({"image_token_index"});
+  const bool expanded = index && !index->is_null();
+  const std::size_t before = b.graph().inputs.size();
+  Value out;
+  {
+    graph::Nested nest(b, {.module = "language_model", .label = "LM_", .first_block = b.next_block()});
+    const BuildInput lm{text, std::string(cls->name), cls->head, in.requested_seq, in.requested_image_size,
+                        in.requested_target_seq};
+    out = family->build(lm, b);
+  }
+
+  std::optional<graph::GraphInput> ids;
+  for (std::size_t i = before; i < b.graph().inputs.size(); ++i)
+    if (b.graph().inputs[i].name == "input_ids") ids = b.graph().inputs[i];
+  std::optional<Value> embedded;
+  for (const auto& n : b.graph().nodes)
+    if (ids && n.type == NodeType::Embedding && !n.inputs.empty() && n.inputs.front() == ids->node) {
+      embedded = Value{n.index, n.out};
+      break;
+    }
+  if (!embedded)
+    throw Error(ErrorKind::Unsupported, text.origin() + ": key 'model_type'",
+                fmt::format("the language model '{}' embeds no input_ids the query outputs could join", type));
+  b.at(*embedded).inputs.push_back(features.node);
+  if (embedded->shape.back() != features.shape.back())
+    b.fail(*embedded, fmt::format("language_projection writes {}-wide query outputs; the language model embeds "
+                                  "tokens {} wide",
+                                  features.shape.back(), embedded->shape.back()));
+  const std::int64_t total = ids->shape.front();
+  if (total < queries) {
+    b.fail(*embedded, fmt::format("a {}-token sequence cannot hold the {} query outputs", total, queries));
+  } else if (!expanded) {
+    b.note(fmt::format("image_token_index is unset: the {} query outputs go in front of the embedded input_ids, so "
+                       "input_ids holds {} of the language model's {} positions",
+                       queries, total - queries, total));
+  }
+  return out;
+}
+
+}  // namespace neurarch::families::blip

@@ -1,0 +1,70 @@
+#pragma once
+// Pieces shared by BLIP, BLIP-2 and InstructBLIP (models/blip/modeling_blip.py, models/blip_2/modeling_blip_2.py,
+// models/instructblip/modeling_instructblip.py, transformers 4.47.1): the ViT-style vision tower they all use
+// (a class token, a [1, patches + 1, hidden] position parameter, pre-norm layers with one fused `qkv` and a
+// `projection`, and a post_layernorm the pooled class token goes through a second time). Its attention has
+// only the eager path there, so score matrices are kept in training whatever --attention says. And the
+// Q-Former of BLIP-2 and InstructBLIP: learned query tokens, BERT-style post-norm layers under their own names
+// (attention.attention.*, crossattention every cross_attention_frequency layers, intermediate_query /
+// output_query for the queries, intermediate / output for text tokens).
+#include <cstdint>
+
+#include "families/family.hpp"
+
+namespace neurarch::families::blip {
+
+using blocks::GraphBuilder;
+using blocks::Scope;
+using blocks::Value;
+
+/// The vision config class's defaults.
+struct VisionDefaults {
+  std::int64_t hidden;
+  std::int64_t intermediate;
+  std::int64_t layers;
+  std::int64_t heads;
+  std::int64_t image;
+  std::int64_t patch;
+  /// BLIP-2 and InstructBLIP read qkv_bias (q and v biases, stored as one qkv.bias); BLIP's qkv always has one.
+  bool qkv_bias_key;
+};
+inline constexpr VisionDefaults kBlipVision{768, 3072, 12, 12, 384, 16, false};
+inline constexpr VisionDefaults kBlip2Vision{1408, 6144, 39, 16, 224, 14, true};
+
+struct VisionTower {
+  Value input;     ///< pixel_values
+  Value sequence;  ///< last_hidden_state, post-layernormed: [1 + patches, hidden]
+  Value pooled;    ///< pooler_output: the class token, layernormed again: [hidden]
+  std::int64_t hidden = 0;
+};
+
+/// The vision model under `root` (BlipVisionModel / Blip2VisionModel) from the vision config `c`.
+VisionTower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const VisionDefaults& defaults,
+                         const Scope& root);
+
+struct QFormerFeed {
+  Scope root;                        ///< "qformer" inside the composite models, "" built alone
+  Value queries;                     ///< query embeddings [queries, hidden]
+  Value image;                       ///< encoder_hidden_states [image tokens, encoder width]
+  std::int64_t encoder_width = 0;    ///< what cross-attention's keys and values read
+  /// The layers hold a text FFN (intermediate / output) this forward does not run: BLIP-2's Q-Former with
+  /// use_qformer_text_input.
+  bool text_ffn = false;
+};
+
+/// The Q-Former's layer stack from the Q-Former config `c`; returns the query tokens' last hidden state.
+Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& feed);
+
+/// `query_tokens` [1, queries, hidden] at the model's root: a learned table the batch expands.
+Value query_tokens(GraphBuilder& b, std::int64_t queries, std::int64_t hidden);
+
+/// The width language_projection writes: text_config's hidden size (OPT's default when absent).
+std::int64_t language_width(const Config& text);
+
+/// text_config's language model under `language_model` (AutoModelForCausalLM when its family has a causal-LM
+/// class, else AutoModelForSeq2SeqLM), built by its own family's code. The projected query outputs `features`
+/// fill the prompt's image tokens when the config sets image_token_index, else they are put in front of the
+/// embedded input_ids. Either way the language model runs --seq positions, query outputs included.
+Value language_model(const BuildInput& in, GraphBuilder& b, const Config& text, const Value& features);
+
+}  // namespace neurarch::families::blip
