@@ -134,6 +134,7 @@ const Family& mobilevit_family();
 // LLaVA-style and Qwen-VL multimodal (declarations)
 //   (end of llavavlm declarations)
 // decoders III (declarations)
+const Family& gpt_oss_family();
 //   (end of dec3 declarations)
 // encoder-decoders II (declarations)
 //   (end of encdec2 declarations)
@@ -286,6 +287,7 @@ const RegistryRow kRegistry[] = {
     // LLaVA-style and Qwen-VL multimodal (rows)
     //   (end of llavavlm rows)
     // decoders III (rows)
+    {"gpt_oss",                gpt_oss_family},
     //   (end of dec3 rows)
     // encoder-decoders II (rows)
     //   (end of encdec2 rows)
