@@ -135,6 +135,7 @@ const Family& mobilevit_family();
 //   (end of llavavlm declarations)
 // decoders III (declarations)
 const Family& gpt_oss_family();
+const Family& mpt_family();
 //   (end of dec3 declarations)
 // encoder-decoders II (declarations)
 //   (end of encdec2 declarations)
@@ -288,6 +289,7 @@ const RegistryRow kRegistry[] = {
     //   (end of llavavlm rows)
     // decoders III (rows)
     {"gpt_oss",                gpt_oss_family},
+    {"mpt",                    mpt_family},
     //   (end of dec3 rows)
     // encoder-decoders II (rows)
     //   (end of encdec2 rows)
