@@ -136,6 +136,7 @@ const Family& mobilevit_family();
 // decoders III (declarations)
 const Family& gpt_oss_family();
 const Family& mpt_family();
+const Family& llama4_text_family();
 //   (end of dec3 declarations)
 // encoder-decoders II (declarations)
 //   (end of encdec2 declarations)
@@ -290,6 +291,7 @@ const RegistryRow kRegistry[] = {
     // decoders III (rows)
     {"gpt_oss",                gpt_oss_family},
     {"mpt",                    mpt_family},
+    {"llama4_text",            llama4_text_family},
     //   (end of dec3 rows)
     // encoder-decoders II (rows)
     //   (end of encdec2 rows)
