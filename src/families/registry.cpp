@@ -137,6 +137,7 @@ const Family& mobilevit_family();
 const Family& gpt_oss_family();
 const Family& mpt_family();
 const Family& llama4_text_family();
+const Family& glm4_moe_family();
 //   (end of dec3 declarations)
 // encoder-decoders II (declarations)
 //   (end of encdec2 declarations)
@@ -292,6 +293,7 @@ const RegistryRow kRegistry[] = {
     {"gpt_oss",                gpt_oss_family},
     {"mpt",                    mpt_family},
     {"llama4_text",            llama4_text_family},
+    {"glm4_moe",               glm4_moe_family},
     //   (end of dec3 rows)
     // encoder-decoders II (rows)
     //   (end of encdec2 rows)
