@@ -138,6 +138,7 @@ const Family& gpt_oss_family();
 const Family& mpt_family();
 const Family& llama4_text_family();
 const Family& glm4_moe_family();
+const Family& ernie4_5_moe_family();
 //   (end of dec3 declarations)
 // encoder-decoders II (declarations)
 //   (end of encdec2 declarations)
@@ -294,6 +295,7 @@ const RegistryRow kRegistry[] = {
     {"mpt",                    mpt_family},
     {"llama4_text",            llama4_text_family},
     {"glm4_moe",               glm4_moe_family},
+    {"ernie4_5_moe",           ernie4_5_moe_family},
     //   (end of dec3 rows)
     // encoder-decoders II (rows)
     //   (end of encdec2 rows)
