@@ -139,6 +139,7 @@ const Family& mpt_family();
 const Family& llama4_text_family();
 const Family& glm4_moe_family();
 const Family& ernie4_5_moe_family();
+const Family& granitemoeshared_family();
 //   (end of dec3 declarations)
 // encoder-decoders II (declarations)
 //   (end of encdec2 declarations)
@@ -296,6 +297,7 @@ const RegistryRow kRegistry[] = {
     {"llama4_text",            llama4_text_family},
     {"glm4_moe",               glm4_moe_family},
     {"ernie4_5_moe",           ernie4_5_moe_family},
+    {"granitemoeshared",       granitemoeshared_family},
     //   (end of dec3 rows)
     // encoder-decoders II (rows)
     //   (end of encdec2 rows)
