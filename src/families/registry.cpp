@@ -140,6 +140,7 @@ const Family& llama4_text_family();
 const Family& glm4_moe_family();
 const Family& ernie4_5_moe_family();
 const Family& granitemoeshared_family();
+const Family& flex_olmo_family();
 //   (end of dec3 declarations)
 // encoder-decoders II (declarations)
 //   (end of encdec2 declarations)
@@ -298,6 +299,7 @@ const RegistryRow kRegistry[] = {
     {"glm4_moe",               glm4_moe_family},
     {"ernie4_5_moe",           ernie4_5_moe_family},
     {"granitemoeshared",       granitemoeshared_family},
+    {"flex_olmo",              flex_olmo_family},
     //   (end of dec3 rows)
     // encoder-decoders II (rows)
     //   (end of encdec2 rows)
