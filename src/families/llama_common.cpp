@@ -172,7 +172,7 @@ Value build_decoder(const BuildInput& in, GraphBuilder& b, const DecoderSpec& s)
     x = learned_positions(b, x, "Position_Embedding", root / n.positions, s.positions, s.hidden);
   else if (seq > s.positions)
     b.note(fmt::format("sequence of {} tokens is past max_position_embeddings ({}); {} extrapolate", seq,
-                       s.positions, s.rotary ? "rotary positions" : "position biases"));
+                       s.positions, s.rotary ? "rotary positions" : "position encodings"));
   if (!n.embed_norm.empty()) x = norm(b, x, "Embedding_LayerNorm", {root / n.embed_norm});
 
   for (std::int64_t i = 0; i < s.layers; ++i) {
