@@ -141,6 +141,7 @@ const Family& glm4_moe_family();
 const Family& ernie4_5_moe_family();
 const Family& granitemoeshared_family();
 const Family& flex_olmo_family();
+const Family& xglm_family();
 //   (end of dec3 declarations)
 // encoder-decoders II (declarations)
 //   (end of encdec2 declarations)
@@ -300,6 +301,7 @@ const RegistryRow kRegistry[] = {
     {"ernie4_5_moe",           ernie4_5_moe_family},
     {"granitemoeshared",       granitemoeshared_family},
     {"flex_olmo",              flex_olmo_family},
+    {"xglm",                   xglm_family},
     //   (end of dec3 rows)
     // encoder-decoders II (rows)
     //   (end of encdec2 rows)
