@@ -40,7 +40,8 @@ Value make_norm(GraphBuilder& b, const Value& x, const std::string& name, const 
 }
 
 Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l, const DecoderSpec& s) {
-  if (s.attention_override) return s.attention_override(b, x, i, l);
+  if (s.attention_override)
+    if (auto own = s.attention_override(b, x, i, l); own.node >= 0) return own;
   const DecoderNames& n = s.names;
   const Scope attn = l / n.attn;
   AttentionSpec a{.hidden = s.hidden, .heads = s.heads, .kv_heads = s.kv_heads, .head_dim = s.head_dim,
@@ -169,7 +170,8 @@ Value build_decoder(const BuildInput& in, GraphBuilder& b, const DecoderSpec& s)
   auto x = b.input({seq}, "tokens");
   x = token_embedding(b, x, "Token_Embedding", root / n.embed, s.vocab, s.hidden);
   if (!n.positions.empty())
-    x = learned_positions(b, x, "Position_Embedding", root / n.positions, s.positions, s.hidden);
+    x = learned_positions(b, x, "Position_Embedding", root / n.positions, s.positions + s.position_offset, s.hidden,
+                          s.position_offset);
   else if (seq > s.positions)
     b.note(fmt::format("sequence of {} tokens is past max_position_embeddings ({}); {} extrapolate", seq,
                        s.positions, s.rotary ? "rotary positions" : "position encodings"));

@@ -47,6 +47,7 @@ struct DecoderSpec {
   std::int64_t head_dim = 0;
   std::int64_t intermediate = 0;
   std::int64_t positions = 0;  ///< max_position_embeddings: RoPE extrapolates past it, learned ones fail
+  std::int64_t position_offset = 0;  ///< learned positions start at this row of the table (BioGPT's 2)
   std::string activation = "silu";
   /// RoPE on q and k (the planner counts the copies it keeps); false for ALiBi. Learned
   /// positions (names.positions) turn it off too.
@@ -92,7 +93,8 @@ struct DecoderSpec {
   /// Builds layer i's MLP in place of the dense one (mixture-of-experts families): called with
   /// the normed input, the layer index and the layer's module path.
   std::function<graph::Value(graph::GraphBuilder&, const graph::Value&, std::int64_t, const graph::Scope&)> mlp_override;
-  /// The same for the attention (DeepSeek's latent attention): called with the normed input.
+  /// The same for the attention (DeepSeek's latent attention): called with the normed input. A layer
+  /// whose override returns no node (Value::node < 0) keeps the default attention (LFM2's hybrid stack).
   std::function<graph::Value(graph::GraphBuilder&, const graph::Value&, std::int64_t, const graph::Scope&)>
       attention_override;
 };

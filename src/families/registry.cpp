@@ -142,6 +142,7 @@ const Family& ernie4_5_moe_family();
 const Family& granitemoeshared_family();
 const Family& flex_olmo_family();
 const Family& xglm_family();
+const Family& biogpt_family();
 //   (end of dec3 declarations)
 // encoder-decoders II (declarations)
 //   (end of encdec2 declarations)
@@ -302,6 +303,7 @@ const RegistryRow kRegistry[] = {
     {"granitemoeshared",       granitemoeshared_family},
     {"flex_olmo",              flex_olmo_family},
     {"xglm",                   xglm_family},
+    {"biogpt",                 biogpt_family},
     //   (end of dec3 rows)
     // encoder-decoders II (rows)
     //   (end of encdec2 rows)
