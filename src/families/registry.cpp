@@ -143,6 +143,7 @@ const Family& granitemoeshared_family();
 const Family& flex_olmo_family();
 const Family& xglm_family();
 const Family& biogpt_family();
+const Family& lfm2_family();
 //   (end of dec3 declarations)
 // encoder-decoders II (declarations)
 //   (end of encdec2 declarations)
@@ -304,6 +305,7 @@ const RegistryRow kRegistry[] = {
     {"flex_olmo",              flex_olmo_family},
     {"xglm",                   xglm_family},
     {"biogpt",                 biogpt_family},
+    {"lfm2",                   lfm2_family},
     //   (end of dec3 rows)
     // encoder-decoders II (rows)
     //   (end of encdec2 rows)
