@@ -25,6 +25,15 @@ Value mixture_of_experts(GraphBuilder& b, const Value& x, const std::string& nam
     b.parameter(out, s.stacked_output("weight"), {s.experts, s.hidden, s.intermediate});
     moe.expert_inputs = 1;
     moe.routed_matmuls = 2;
+  } else if (!s.bare_experts.empty()) {
+    const std::int64_t in_width = s.gated ? 2 * s.intermediate : s.intermediate;
+    const std::string in_name = s.gated ? s.gate_up : s.up;
+    b.parameter(out, s.bare_experts(in_name), {s.experts, s.hidden, in_width});
+    if (s.expert_bias) b.parameter(out, s.bare_experts(in_name + "_bias"), {s.experts, in_width});
+    b.parameter(out, s.bare_experts(s.down), {s.experts, s.intermediate, s.hidden});
+    if (s.expert_bias) b.parameter(out, s.bare_experts(s.down + "_bias"), {s.experts, s.hidden});
+    moe.expert_inputs = 1;
+    moe.routed_matmuls = 2;
   } else if (!s.flat_experts.empty()) {
     for (const auto& leaf : {s.gate, s.up, s.down})
       b.parameter(out, s.flat_experts(leaf), {s.experts * s.intermediate, s.hidden});

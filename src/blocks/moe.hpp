@@ -33,6 +33,12 @@ struct MoESpec {
   /// Flat expert parameters (DBRX): flat_experts.{gate, up, down}, each [experts x intermediate,
   /// hidden] with no `.weight` suffix (down stored transposed); used when not empty.
   Scope flat_experts;
+  /// Stacked expert parameters applied as x @ W (GPT-OSS, Llama 4): bare_experts.{gate_up} [experts,
+  /// hidden, 2 x intermediate] (`up` [experts, hidden, intermediate] when not gated) and
+  /// bare_experts.{down} [experts, intermediate, hidden], without a `.weight` suffix; with expert_bias
+  /// each has a `<name>_bias` [experts, width]. Used when not empty.
+  Scope bare_experts;
+  std::string gate_up = "gate_up_proj";
   /// The always-on shared expert (same projection names as the routed ones); absent when empty.
   Scope shared;
   std::int64_t shared_intermediate = 0;

@@ -40,14 +40,17 @@ Value make_norm(GraphBuilder& b, const Value& x, const std::string& name, const 
 }
 
 Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l, const DecoderSpec& s) {
-  if (s.attention_override) return s.attention_override(b, x, i, l);
+  if (s.attention_override)
+    if (auto own = s.attention_override(b, x, i, l); own.node >= 0) return own;
   const DecoderNames& n = s.names;
   const Scope attn = l / n.attn;
   AttentionSpec a{.hidden = s.hidden, .heads = s.heads, .kv_heads = s.kv_heads, .head_dim = s.head_dim,
                   .causal = true, .module = attn, .qkv_bias = s.qkv_bias, .o_bias = s.o_bias,
-                  .require_divisible = false, .rotary = s.rotary && s.names.positions.empty()};
+                  .require_divisible = false, .dropout = s.attention_dropout,
+                  .output_dropout = s.residual_dropout, .rotary = s.rotary && s.names.positions.empty()};
   const auto at = static_cast<std::size_t>(i);
   a.window = at < s.windows.size() ? s.windows[at] : s.window;
+  if (at < s.rope_layers.size()) a.rotary = a.rotary && s.rope_layers[at];
   if (n.qkv.empty()) {
     a.q = attn / n.q;
     a.k = attn / n.k;
@@ -60,6 +63,8 @@ Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scop
   if (s.qk_norm != QkNorm::None) qk_norms(b, h, attn, s);
   if (!s.attn_sub_norm.empty()) b.parameter(h, (attn / s.attn_sub_norm)("weight"), {s.hidden});
   for (const auto& name : s.head_vectors) b.parameter(h, attn(name), {s.head_dim});
+  for (const auto& name : s.head_scalars) b.parameter(h, attn(name), {s.heads});
+  if (s.eager_only) b.at(h).attention->sdpa = false;
   if (s.require_divisible && s.hidden % s.heads != 0)
     b.fail(h, fmt::format("hidden size {} not divisible by {} heads", s.hidden, s.heads));
   if (s.head_dim <= 0) b.fail(h, fmt::format("{} heads leave no width per head in hidden size {}", s.heads, s.hidden));
@@ -72,7 +77,7 @@ Value mlp(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l, const
   const Scope m = l / n.mlp;
   FeedForwardSpec f{.hidden = s.hidden, .intermediate = s.intermediate, .activation = s.activation,
                     .gated = s.gated, .module = m, .up = m / n.up, .down = m / n.down,
-                    .bias = s.mlp_bias, .down_bias = s.down_bias};
+                    .bias = s.mlp_bias, .down_bias = s.down_bias, .output_dropout = s.residual_dropout};
   if (s.gated && n.gate_up.empty()) f.gate = m / n.gate;
   if (s.gated && !n.gate_up.empty()) f.gate_up = m / n.gate_up;
   auto h = feed_forward(b, x, BlockNames{i}.ffn(), f);
@@ -165,10 +170,11 @@ Value build_decoder(const BuildInput& in, GraphBuilder& b, const DecoderSpec& s)
   auto x = b.input({seq}, "tokens");
   x = token_embedding(b, x, "Token_Embedding", root / n.embed, s.vocab, s.hidden);
   if (!n.positions.empty())
-    x = learned_positions(b, x, "Position_Embedding", root / n.positions, s.positions, s.hidden);
+    x = learned_positions(b, x, "Position_Embedding", root / n.positions, s.positions + s.position_offset, s.hidden,
+                          s.position_offset);
   else if (seq > s.positions)
-    b.note(fmt::format("sequence of {} tokens is past max_position_embeddings ({}); rotary positions extrapolate",
-                       seq, s.positions));
+    b.note(fmt::format("sequence of {} tokens is past max_position_embeddings ({}); {} extrapolate", seq,
+                       s.positions, s.rotary ? "rotary positions" : "position encodings"));
   if (!n.embed_norm.empty()) x = norm(b, x, "Embedding_LayerNorm", {root / n.embed_norm});
 
   for (std::int64_t i = 0; i < s.layers; ++i) {

@@ -47,10 +47,13 @@ struct DecoderSpec {
   std::int64_t head_dim = 0;
   std::int64_t intermediate = 0;
   std::int64_t positions = 0;  ///< max_position_embeddings: RoPE extrapolates past it, learned ones fail
+  std::int64_t position_offset = 0;  ///< learned positions start at this row of the table (BioGPT's 2)
   std::string activation = "silu";
   /// RoPE on q and k (the planner counts the copies it keeps); false for ALiBi. Learned
   /// positions (names.positions) turn it off too.
   bool rotary = true;
+  /// Per layer: whether RoPE is applied (Llama 4's and SmolLM3's no_rope_layers); empty: `rotary` everywhere.
+  std::vector<bool> rope_layers;
   bool gated = true;
   bool qkv_bias = false;
   bool o_bias = false;
@@ -67,6 +70,11 @@ struct DecoderSpec {
   std::string attn_sub_norm;  ///< RMSNorm [hidden] before o_proj, under the attention module
   std::string ffn_sub_norm;   ///< RMSNorm [intermediate] before down_proj, under the MLP module
   std::vector<std::string> head_vectors;  ///< extra [head_dim] parameters of the attention
+  std::vector<std::string> head_scalars;  ///< extra [heads] parameters of the attention (GPT-OSS's sinks)
+  /// The reference has no SDPA path (GPT-OSS's sinks): the score matrices are kept whatever --attention says.
+  bool eager_only = false;
+  double attention_dropout = 0.0;  ///< on the attention probabilities in train mode
+  double residual_dropout = 0.0;   ///< on the attention and MLP outputs before each residual add
   /// Sliding window per layer (0 = full attention); empty: `window` for every layer.
   std::vector<std::int64_t> windows;
   std::int64_t window = 0;
@@ -85,7 +93,8 @@ struct DecoderSpec {
   /// Builds layer i's MLP in place of the dense one (mixture-of-experts families): called with
   /// the normed input, the layer index and the layer's module path.
   std::function<graph::Value(graph::GraphBuilder&, const graph::Value&, std::int64_t, const graph::Scope&)> mlp_override;
-  /// The same for the attention (DeepSeek's latent attention): called with the normed input.
+  /// The same for the attention (DeepSeek's latent attention): called with the normed input. A layer
+  /// whose override returns no node (Value::node < 0) keeps the default attention (LFM2's hybrid stack).
   std::function<graph::Value(graph::GraphBuilder&, const graph::Value&, std::int64_t, const graph::Scope&)>
       attention_override;
 };

@@ -140,6 +140,16 @@ const Family& table_transformer_family();
 // LLaVA-style and Qwen-VL multimodal (declarations)
 //   (end of llavavlm declarations)
 // decoders III (declarations)
+const Family& gpt_oss_family();
+const Family& mpt_family();
+const Family& llama4_text_family();
+const Family& glm4_moe_family();
+const Family& ernie4_5_moe_family();
+const Family& granitemoeshared_family();
+const Family& flex_olmo_family();
+const Family& xglm_family();
+const Family& biogpt_family();
+const Family& lfm2_family();
 //   (end of dec3 declarations)
 // encoder-decoders II (declarations)
 const Family& longt5_family();
@@ -306,6 +316,16 @@ const RegistryRow kRegistry[] = {
     // LLaVA-style and Qwen-VL multimodal (rows)
     //   (end of llavavlm rows)
     // decoders III (rows)
+    {"gpt_oss",                gpt_oss_family},
+    {"mpt",                    mpt_family},
+    {"llama4_text",            llama4_text_family},
+    {"glm4_moe",               glm4_moe_family},
+    {"ernie4_5_moe",           ernie4_5_moe_family},
+    {"granitemoeshared",       granitemoeshared_family},
+    {"flex_olmo",              flex_olmo_family},
+    {"xglm",                   xglm_family},
+    {"biogpt",                 biogpt_family},
+    {"lfm2",                   lfm2_family},
     //   (end of dec3 rows)
     // encoder-decoders II (rows)
     {"longt5",                 longt5_family},

@@ -55,6 +55,10 @@ Hits heads_divide_hidden(const Context& c) {
   // width from hidden_size.
   for (auto key : {"head_dim", "d_kv"})
     if (auto hd = c.integer(key); hd && *hd == a->attention->head_dim) return {};
+  // Families whose reference truncates the head width (head_dim = hidden // heads, the Llama lineage:
+  // Glm4MoeConfig()'s 96 heads on 4096 build 42-wide heads) run; those that refuse fail the graph's
+  // forward check too. A model the graph can run is not "will not run".
+  if (c.graph().forward.ok) return {};
   const std::string hk = c.key_for(keys::kHidden), nk = c.key_for(keys::kHeads);
   const auto near = divisors_near(hidden, heads, false);
   return {{a->name,

@@ -120,6 +120,11 @@ class Builder {
       // under autocast.
       int wide = p_.autocast ? 4 : c;
       a.saved.push_back({"GELU (tanh formula) intermediates", elements, 2 * c + 2 * wide});
+    } else if (act == "clamped_swiglu") {
+      // GPT-OSS's experts: clamp keeps its input (gate_up's output, both interleaved halves), sigmoid its
+      // output, and the product its clamped gate; the GLU product terms are counted by the caller.
+      a.saved.push_back({"clamped SwiGLU: gate_up output (clamp input)", elements * 2, c});
+      a.saved.push_back({"clamped SwiGLU: clamped gate and sigmoid output", elements * 2, c});
     } else if (act == "quick_gelu") {
       a.saved.push_back({"quick-GELU input and sigmoid", elements * 2, c});
     } else if (!act.empty()) {

@@ -46,7 +46,8 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     r.tensor = static_cast<int>(i);
     // Routed experts' matrices are matmul weights whatever their layout: stacked [experts, out, in]
     // (GraniteMoE's ParallelExperts) or bare parameters (DBRX's w1/v1/w2), one matmul per expert.
-    const bool expert_matrix = node.moe && t.shape.size() >= 2 &&
+    // Stacked expert biases ([experts, width], GPT-OSS's gate_up_proj_bias) are added, not multiplied.
+    const bool expert_matrix = node.moe && t.shape.size() >= 2 && !t.name.ends_with("bias") &&
                                std::find(node.moe->routed_tensors.begin(), node.moe->routed_tensors.end(),
                                          static_cast<int>(i)) != node.moe->routed_tensors.end();
     // Linear [out, in], Conv1d [out, in / groups, k] and Conv2d [out, in / groups, kh, kw] weights; a

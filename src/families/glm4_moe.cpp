@@ -1,0 +1,70 @@
+// GLM-4.5 / GLM-4.6 (models/glm4_moe/modeling_glm4_moe.py + configuration_glm4_moe.py, transformers
+// 4.57.6): Llama's residual stack with GQA (attention_bias on q/k/v only, head_dim key else hidden /
+// heads, RoPE on partial_rotary_factor of each head, optional per-head q/k RMSNorms under
+// use_qk_norm). The first first_k_dense_replace layers keep a dense MLP of intermediate_size; the rest
+// are DeepSeek-V3-style mixtures: router `mlp.gate` [n_routed_experts, hidden] with an fp32
+// e_score_correction_bias buffer, experts.<i> of moe_intermediate_size and one shared_experts MLP of
+// moe_intermediate_size x n_shared_experts. The checkpoints' multi-token-prediction layers
+// (num_nextn_predict_layers) are not part of these classes.
+#include "families/moe_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  const Config& c = in.config;
+  decoder::DecoderSpec s = decoder::read_llama_config(
+      c, {.vocab = 151552, .hidden = 4096, .intermediate = 10944, .layers = 46, .heads = 96, .kv_heads = 8,
+          .positions = 131072, .activation = "silu", .tie_word_embeddings = false});
+  s.qkv_bias = c.flag({"attention_bias"}, false);
+  s.o_bias = false;
+  if (c.flag({"use_qk_norm"}, false)) s.qk_norm = decoder::QkNorm::PerHead;
+  s.attention_dropout = c.number({"attention_dropout"}, 0.0);
+
+  const std::int64_t experts = c.dim({"n_routed_experts"}, 128);
+  const std::int64_t expert_width = c.dim({"moe_intermediate_size"}, 1408);
+  const std::int64_t shared = c.integer({"n_shared_experts"}, 1);
+  const std::int64_t first_dense = c.integer({"first_k_dense_replace"}, 1);
+  std::vector<bool> sparse(static_cast<std::size_t>(s.layers));
+  for (std::int64_t i = 0; i < s.layers; ++i) sparse[static_cast<std::size_t>(i)] = i >= first_dense;
+
+  const blocks::MoESpec base{.hidden = s.hidden, .intermediate = expert_width, .experts = experts,
+                             .top_k = c.integer({"num_experts_per_tok"}, 8), .activation = s.activation,
+                             .shared_intermediate = expert_width * shared};
+  const auto hidden = s.hidden, intermediate = s.intermediate;
+  const auto activation = s.activation;
+  auto hook = moe::layer_hook(
+      std::move(sparse),
+      [base, shared](std::int64_t, const graph::Scope& layer) {
+        blocks::MoESpec m = base;
+        m.module = layer / "mlp";
+        m.router = m.module / "gate";
+        m.experts_module = m.module / "experts";
+        if (shared > 0) m.shared = m.module / "shared_experts";
+        return m;
+      },
+      [hidden, intermediate, activation](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
+                                         const graph::Scope& layer) {
+        return moe::dense_mlp(gb, x, i, layer / "mlp", hidden, intermediate, activation);
+      });
+  s.mlp_override = [hook, experts](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
+                                   const graph::Scope& layer) {
+    auto out = hook(gb, x, i, layer);
+    // Added to the router's sigmoid scores when picking experts (aux-loss-free balancing).
+    if (gb.at(out).moe) gb.buffer(out, (layer / "mlp" / "gate")("e_score_correction_bias"), {experts}, DType::F32);
+    return out;
+  };
+  return decoder::build_decoder(in, b, s);
+}
+
+}  // namespace
+
+const Family& glm4_moe_family() {
+  static const Family family{"glm4_moe",
+                             "models/glm4_moe/modeling_glm4_moe.py",
+                             {{"Glm4MoeModel", Head::Base}, {"Glm4MoeForCausalLM", Head::CausalLM}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families

@@ -1,0 +1,39 @@
+// LFM2: every ground-truth class (the class defaults attend in every layer), and LFM2-1.2B's hybrid stack
+// of short-convolution and attention layers with its published size.
+#include <gtest/gtest.h>
+
+#include "core/config.hpp"
+#include "model/build.hpp"
+#include "support/groundtruth.hpp"
+
+using namespace neurarch;
+
+NEURARCH_GROUNDTRUTH_TEST(Lfm2, "lfm2")
+
+TEST(Lfm2Graph, HybridConvAndAttentionLayersOfLfm2_1_2B) {
+  // LiquidAI/LFM2-1.2B's config.json (architecture keys, original spellings): 1.17B parameters.
+  auto g = model::build_model(Config::parse(R"({"architectures": ["Lfm2ForCausalLM"], "model_type": "lfm2",
+      "block_auto_adjust_ff_dim": true, "block_dim": 2048, "block_ff_dim": 12288, "block_ffn_dim_multiplier": 1.0,
+      "block_multiple_of": 256, "conv_L_cache": 3, "conv_bias": false, "hidden_size": 2048,
+      "max_position_embeddings": 128000, "num_attention_heads": 32, "num_hidden_layers": 16,
+      "num_key_value_heads": 8, "vocab_size": 65536, "tie_embedding": true,
+      "layer_types": ["conv", "conv", "full_attention", "conv", "conv", "full_attention", "conv", "conv",
+                      "full_attention", "conv", "full_attention", "conv", "full_attention", "conv",
+                      "full_attention", "conv"]})",
+                                            "config.json"))
+               .graph;
+  ASSERT_TRUE(g.forward.ok) << g.forward.reason;
+  EXPECT_EQ(g.saved_scalars(), 1'170'340'608);
+  EXPECT_EQ(g.find_tensor("model.layers.0.conv.in_proj.weight")->shape, (graph::Shape{6144, 2048}));
+  EXPECT_EQ(g.find_tensor("model.layers.0.conv.conv.weight")->shape, (graph::Shape{2048, 1, 3}));
+  EXPECT_EQ(g.find_tensor("model.layers.0.self_attn.q_proj.weight"), nullptr);
+  EXPECT_EQ(g.find_tensor("model.layers.2.self_attn.q_layernorm.weight")->shape, (graph::Shape{64}));
+  EXPECT_EQ(g.find_tensor("model.layers.2.feed_forward.w1.weight")->shape, (graph::Shape{8192, 2048}));
+  EXPECT_EQ(g.find_tensor("lm_head.weight")->tied_to, "model.embed_tokens.weight");
+  const graph::Node* conv = nullptr;
+  for (const auto& n : g.nodes)
+    if (n.name == "ShortConv_0") conv = &n;
+  ASSERT_TRUE(conv && conv->conv);
+  EXPECT_EQ(conv->out, (graph::Shape{2048, 2048}));  // causal: as long as the input
+  EXPECT_EQ(conv->conv->groups, 2048);
+}
