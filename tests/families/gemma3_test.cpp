@@ -7,6 +7,8 @@
 #include "core/error.hpp"
 #include "model/build.hpp"
 #include "plan/weights.hpp"
+#include "render/render.hpp"
+#include "report/report.hpp"
 #include "support/groundtruth.hpp"
 
 NEURARCH_GROUNDTRUTH_TEST(Gemma3, "gemma3")
@@ -74,6 +76,16 @@ TEST(Gemma3Family, TowerPooledProjectorAndTextModelInOneGraph) {
   EXPECT_EQ(head->tied_to, "model.language_model.embed_tokens.weight");
   EXPECT_EQ(g.nodes.back().out, (graph::Shape{64, 1000}));
   EXPECT_TRUE(g.forward.ok) << g.forward.reason;
+}
+
+// The prompt is the main input though the pixels are declared first: the text report lists both.
+TEST(Gemma3Family, TextReportListsPixelsAndPrompt) {
+  report::Report r;
+  r.graph = build(small_gemma3(), 64).graph;
+  const auto text = render::text(r, {});
+  EXPECT_NE(text.find("Input: tokens 64\n"), std::string::npos) << text.substr(0, 300);
+  EXPECT_NE(text.find("pixel_values: pixels 3 × 112 × 112\n"), std::string::npos) << text.substr(0, 300);
+  EXPECT_NE(text.find("input_ids: tokens 64\n"), std::string::npos) << text.substr(0, 300);
 }
 
 TEST(Gemma3Family, ProjectorIsAMatmulButNoLoraTarget) {
