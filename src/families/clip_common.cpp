@@ -84,25 +84,26 @@ Value attention_pooling(GraphBuilder& b, const Value& x, const Scope& head, cons
 }
 
 // Siglip2VisionEmbeddings: the processor cuts an image of any aspect into at most max_num_patches patches
-// (--image-size S: (S / patch)^2 of them; else --seq; else num_patches) and pads the rest; each row of
-// channels * patch^2 values goes through an nn.Linear; the position table, reshaped to its square grid,
-// is resized to the image's grid and added, so any patch count runs.
+// (--image-size S: (S / patch)^2 of them, else num_patches; --seq stays the text tower's) and pads the
+// rest; each row of channels * patch^2 values goes through an nn.Linear; the position table, reshaped to
+// its square grid, is resized to the image's grid and added, so any patch count runs.
 Value naflex_stem(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& emb, std::int64_t hidden,
-                  const vit::Geometry& g, Value& input) {
+                  Value& input) {
   const std::int64_t table = c.dim({"num_patches"}, 256);
   const std::int64_t patch = c.dim({"patch_size"}, 16);
   const std::int64_t channels = c.dim({"num_channels"}, 3);
-  const std::int64_t patches = in.requested_image_size ? (g.input.h / patch) * (g.input.w / patch)
-                                                       : in.requested_seq.value_or(table);
+  const std::int64_t side = in.requested_image_size.value_or(0) / patch;
+  const std::int64_t patches = in.requested_image_size ? side * side : table;
   auto pixels = b.input({patches, channels * patch * patch}, "pixels");
   input = pixels;
   auto x = dense(b, pixels, "Patch_Embed", emb / "patch_embedding", channels * patch * patch, hidden, true);
   auto pos = b.node(NodeType::LearnedPosEmbed, "Resized_Pos_Embed", x.shape, {x}, emb / "position_embedding");
   b.parameter(pos, (emb / "position_embedding")("weight"), {table, hidden});
-  const auto side = static_cast<std::int64_t>(std::sqrt(static_cast<double>(table)));
+  const auto grid = static_cast<std::int64_t>(std::sqrt(static_cast<double>(table)));
   if (patches < 1)
-    b.fail(x, fmt::format("an image of {}x{} pixels holds no {}x{} patch", g.input.h, g.input.w, patch, patch));
-  else if (side * side != table)
+    b.fail(x, fmt::format("an image of {0}x{0} pixels holds no {1}x{1} patch", in.requested_image_size.value_or(0),
+                          patch));
+  else if (grid * grid != table)
     b.fail(pos, fmt::format("num_patches {} is not a square grid: the position table cannot be reshaped to resize it",
                             table));
   return pos;
@@ -145,7 +146,9 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Varia
   const Dims d =
       read_dims(c, is_clip ? Dims{768, 3072, 12, 12, "quick_gelu"} : Dims{768, 3072, 12, 12, "gelu_pytorch_tanh"});
   const BuildInput sub{c, in.class_name, in.head, in.requested_seq, in.requested_image_size};
-  const vit::Geometry g = vit::read_geometry(sub, {224, 224, false}, is_clip ? 32 : 16);
+  // SigLIP 2's NaFlex stem has no image_size: the patch count stands for it.
+  const vit::Geometry g =
+      v == Variant::Siglip2 ? vit::Geometry{} : vit::read_geometry(sub, {224, 224, false}, is_clip ? 32 : 16);
   const Scope emb = root / "embeddings";
   const Scope conv = emb / "patch_embedding";
 
@@ -167,7 +170,7 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Varia
     t.input = Value{b.at(x).inputs.front(), {g.channels, g.input.h, g.input.w}};
   }
   if (v == Variant::Siglip2) {
-    x = naflex_stem(in, b, c, emb, d.hidden, g, t.input);
+    x = naflex_stem(in, b, c, emb, d.hidden, t.input);
   } else {
     // Both look their positions up by index for the configured grid and refuse another image size unless
     // forward() interpolates them.

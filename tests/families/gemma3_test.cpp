@@ -135,7 +135,7 @@ TEST(Gemma3Family, ModelAndSequenceClassificationPrefixes) {
 }
 
 // google/gemma-3-4b-it: a 896-px tower of 14-px patches (64x64 = 4096 patches) pooled by 4 to 256 tokens.
-TEST(Gemma3Family, Gemma3FourBitConfig) {
+TEST(Gemma3Family, PublishedFourAndTwentySevenBillionConfigs) {
   nlohmann::json config = {
       {"architectures", {"Gemma3ForConditionalGeneration"}},
       {"model_type", "gemma3"},
@@ -155,6 +155,13 @@ TEST(Gemma3Family, Gemma3FourBitConfig) {
   EXPECT_EQ(g.inputs[1].shape, (graph::Shape{2048}));
   // Published checkpoint: 4,300,079,472 scalars (the tied lm_head not stored).
   EXPECT_EQ(g.saved_scalars(), 4300079472);
+  // google/gemma-3-27b-it: the same tower, a 62-layer text model with 128-wide heads: 27,432,406,640.
+  config["text_config"] = {{"head_dim", 128}, {"hidden_size", 5376}, {"intermediate_size", 21504},
+                           {"model_type", "gemma3_text"}, {"num_attention_heads", 32}, {"num_hidden_layers", 62},
+                           {"num_key_value_heads", 16}, {"query_pre_attn_scalar", 168}, {"sliding_window", 1024}};
+  auto big = build(config);
+  EXPECT_TRUE(big.graph.forward.ok) << big.graph.forward.reason;
+  EXPECT_EQ(big.graph.saved_scalars(), 27432406640);
 }
 
 }  // namespace

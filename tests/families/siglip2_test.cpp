@@ -56,8 +56,9 @@ TEST(Siglip2Family, AnyPatchCountRunsThePositionTableIsResized) {
   EXPECT_EQ(big.graph.input_shape, (graph::Shape{1024, 768}));
   EXPECT_EQ(big.graph.find_tensor("vision_model.embeddings.position_embedding.weight")->shape,
             (graph::Shape{256, 768}));
-  auto seq = build({{"model_type", "siglip2_vision_model"}}, 576);
-  EXPECT_EQ(seq.graph.input_shape, (graph::Shape{576, 768}));
+  auto tiny = build({{"model_type", "siglip2_vision_model"}}, {}, 8);
+  EXPECT_FALSE(tiny.graph.forward.ok);
+  EXPECT_THAT(tiny.graph.forward.reason, HasSubstr("an image of 8x8 pixels holds no 16x16 patch"));
   auto odd = build({{"model_type", "siglip2_vision_model"}, {"num_patches", 200}});
   EXPECT_FALSE(odd.graph.forward.ok);
   EXPECT_THAT(odd.graph.forward.reason, HasSubstr("num_patches 200 is not a square grid"));
@@ -70,7 +71,12 @@ TEST(Siglip2Family, TwoTowersAndClassifier) {
   EXPECT_EQ(g.inputs[0].name, "input_ids");
   EXPECT_EQ(g.inputs[1].name, "pixel_values");
   EXPECT_EQ(g.inputs[1].shape, (graph::Shape{256, 768}));
-  EXPECT_EQ(g.nodes.at(static_cast<std::size_t>(g.nodes.back().inputs.front())).type, graph::NodeType::ContrastiveLogits);
+  // --seq sizes the text tower; --image-size the patches.
+  auto sized = build({{"model_type", "siglip2"}}, 32, 384);
+  EXPECT_EQ(sized.graph.inputs[0].shape, (graph::Shape{32}));
+  EXPECT_EQ(sized.graph.inputs[1].shape, (graph::Shape{576, 768}));
+  const auto& logits = g.nodes.at(static_cast<std::size_t>(g.nodes.back().inputs.front()));
+  EXPECT_EQ(logits.type, graph::NodeType::ContrastiveLogits);
   EXPECT_TRUE(g.forward.ok) << g.forward.reason;
   model::BuildOptions options;
   options.class_name = "Siglip2ForImageClassification";
