@@ -107,8 +107,22 @@ Value conditional_generation(const BuildInput& in, GraphBuilder& b, const Scope&
 
 namespace {
 
+// Checkpoints published before 4.52 (google/gemma-3-*) keep the older layout, which 4.57 renames on load
+// (_checkpoint_conversion_mapping); the checkpoint comparison reads them the same way.
+void legacy_layout(const BuildInput& in, blocks::GraphBuilder& b) {
+  if (in.head == Head::Base) {
+    b.checkpoint_rename("language_model.model", "language_model");
+    return;
+  }
+  b.checkpoint_rename("language_model.model", "model.language_model");
+  b.checkpoint_rename("vision_tower", "model.vision_tower");
+  b.checkpoint_rename("multi_modal_projector", "model.multi_modal_projector");
+  if (in.head == Head::CausalLM) b.checkpoint_rename("language_model.lm_head", "lm_head");
+}
+
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
   const blocks::Scope model(in.head == Head::Base ? "" : "model");
+  legacy_layout(in, b);
   return gemma3::conditional_generation(in, b, model, blocks::Scope(), "gemma3_text");
 }
 

@@ -6,6 +6,7 @@
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "model/build.hpp"
+#include "checkpoint/compare.hpp"
 #include "plan/weights.hpp"
 #include "render/render.hpp"
 #include "report/report.hpp"
@@ -86,6 +87,36 @@ TEST(Gemma3Family, TextReportListsPixelsAndPrompt) {
   EXPECT_NE(text.find("Input: tokens 64\n"), std::string::npos) << text.substr(0, 300);
   EXPECT_NE(text.find("pixel_values: pixels 3 × 112 × 112\n"), std::string::npos) << text.substr(0, 300);
   EXPECT_NE(text.find("input_ids: tokens 64\n"), std::string::npos) << text.substr(0, 300);
+}
+
+// google/gemma-3-* files were saved before 4.52: language_model.model.*, vision_tower.*, multi_modal_projector.*
+// at the top. 4.57 renames them on load, and so does the comparison.
+TEST(Gemma3Family, OlderCheckpointLayoutIsComparedUnderTheLoadedNames) {
+  const auto g = build(small_gemma3(), 64).graph;
+  checkpoint::Checkpoint file;
+  for (const auto& t : g.tensors) {
+    if (!t.saved()) continue;
+    std::string name = t.name;
+    if (name.starts_with("model.language_model.")) name = "language_model.model." + name.substr(21);
+    else if (name.starts_with("model.")) name = name.substr(6);
+    file.tensors.push_back({.name = name, .dtype = t.dtype, .shape = t.shape});
+    file.total_scalars += t.scalars();
+  }
+  file.tensors.push_back({.name = "language_model.model.extra.weight", .dtype = DType::F32, .shape = {4}});
+  const auto diff = checkpoint::compare(g, file);
+  EXPECT_TRUE(diff.missing.empty());
+  EXPECT_TRUE(diff.mismatched.empty());
+  ASSERT_EQ(diff.unexpected.size(), 1u);
+  EXPECT_EQ(diff.unexpected[0].tensor.name, "model.language_model.extra.weight");
+  ASSERT_FALSE(diff.notes.empty());
+  EXPECT_THAT(diff.notes[0], HasSubstr("language_model.model. -> model.language_model."));
+  // The layout 4.57 saves needs no renaming.
+  checkpoint::Checkpoint current;
+  for (const auto& t : g.tensors)
+    if (t.saved()) current.tensors.push_back({.name = t.name, .dtype = t.dtype, .shape = t.shape});
+  const auto same = checkpoint::compare(g, current);
+  EXPECT_TRUE(same.exact());
+  EXPECT_TRUE(same.notes.empty());
 }
 
 TEST(Gemma3Family, ProjectorIsAMatmulButNoLoraTarget) {
