@@ -37,7 +37,7 @@ Value attention(GraphBuilder& b, const Value& x, const std::string& name, const 
   if (s.heads % kv_heads != 0)
     b.fail(out, fmt::format("{} KV heads do not divide {} query heads", kv_heads, s.heads));
   if (s.window > 0 && s.window < seq)
-    b.note(fmt::format("{}: sliding window of {} tokens over a {}-token sequence", name, s.window, seq));
+    b.note(fmt::format("{}: sliding window of {} tokens over a {}-token sequence", b.at(out).name, s.window, seq));
   return out;
 }
 

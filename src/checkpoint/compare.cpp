@@ -5,6 +5,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace neurarch::checkpoint {
 namespace {
@@ -76,12 +77,32 @@ std::optional<Rename> best_rename(const std::map<std::string, const graph::Tenso
   return best;
 }
 
+// A file in a layout the reference converts on load (Graph::checkpoint_renames) is compared under the
+// names it loads as; the note says which conversions applied.
+Checkpoint converted_names(const graph::Graph& graph, const Checkpoint& file, std::vector<std::string>& notes) {
+  Checkpoint out = file;
+  std::set<std::string> used;
+  for (auto& t : out.tensors)
+    for (const auto& r : graph.checkpoint_renames)
+      if (t.name == r.from || t.name.starts_with(r.from + ".")) {
+        t.name = r.to + t.name.substr(r.from.size());
+        used.insert(fmt::format("{}. -> {}.", r.from, r.to));
+        break;
+      }
+  if (!used.empty())
+    notes.push_back(fmt::format("the checkpoint uses an older layout that transformers renames on load ({}); it is "
+                                "compared under the loaded names",
+                                fmt::join(used, ", ")));
+  return out;
+}
+
 }  // namespace
 
-Comparison compare(const graph::Graph& graph, const Checkpoint& file) {
+Comparison compare(const graph::Graph& graph, const Checkpoint& original) {
   Comparison out;
-  out.checkpoint_scalars = file.total_scalars;
-  out.files = file.files;
+  out.checkpoint_scalars = original.total_scalars;
+  out.files = original.files;
+  const Checkpoint file = converted_names(graph, original, out.notes);
 
   std::map<std::string, const graph::TensorSpec*> ours;  // every name we know, tied aliases too
   for (const auto& t : graph.tensors) ours[t.name] = &t;

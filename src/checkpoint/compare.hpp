@@ -38,6 +38,7 @@ struct Comparison {
   bool exact() const { return missing.empty() && unexpected.empty() && mismatched.empty(); }
 };
 
+/// Names in a layout the graph's checkpoint_renames cover are compared as the reference loads them.
 Comparison compare(const graph::Graph& graph, const Checkpoint& checkpoint);
 
 }  // namespace neurarch::checkpoint

@@ -1,5 +1,7 @@
 #include "families/clip_common.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -81,6 +83,32 @@ Value attention_pooling(GraphBuilder& b, const Value& x, const Scope& head, cons
   return Value{out.node, {d.hidden}};
 }
 
+// Siglip2VisionEmbeddings: the processor cuts an image of any aspect into at most max_num_patches patches
+// (--image-size S: (S / patch)^2 of them, else num_patches; --seq stays the text tower's) and pads the
+// rest; each row of channels * patch^2 values goes through an nn.Linear; the position table, reshaped to
+// its square grid, is resized to the image's grid and added, so any patch count runs.
+Value naflex_stem(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& emb, std::int64_t hidden,
+                  Value& input) {
+  const std::int64_t table = c.dim({"num_patches"}, 256);
+  const std::int64_t patch = c.dim({"patch_size"}, 16);
+  const std::int64_t channels = c.dim({"num_channels"}, 3);
+  const std::int64_t side = in.requested_image_size.value_or(0) / patch;
+  const std::int64_t patches = in.requested_image_size ? side * side : table;
+  auto pixels = b.input({patches, channels * patch * patch}, "pixels");
+  input = pixels;
+  auto x = dense(b, pixels, "Patch_Embed", emb / "patch_embedding", channels * patch * patch, hidden, true);
+  auto pos = b.node(NodeType::LearnedPosEmbed, "Resized_Pos_Embed", x.shape, {x}, emb / "position_embedding");
+  b.parameter(pos, (emb / "position_embedding")("weight"), {table, hidden});
+  const auto grid = static_cast<std::int64_t>(std::sqrt(static_cast<double>(table)));
+  if (patches < 1)
+    b.fail(x, fmt::format("an image of {0}x{0} pixels holds no {1}x{1} patch", in.requested_image_size.value_or(0),
+                          patch));
+  else if (grid * grid != table)
+    b.fail(pos, fmt::format("num_patches {} is not a square grid: the position table cannot be reshaped to resize it",
+                            table));
+  return pos;
+}
+
 }  // namespace
 
 Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root) {
@@ -118,7 +146,9 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Varia
   const Dims d =
       read_dims(c, is_clip ? Dims{768, 3072, 12, 12, "quick_gelu"} : Dims{768, 3072, 12, 12, "gelu_pytorch_tanh"});
   const BuildInput sub{c, in.class_name, in.head, in.requested_seq, in.requested_image_size};
-  const vit::Geometry g = vit::read_geometry(sub, {224, 224, false}, is_clip ? 32 : 16);
+  // SigLIP 2's NaFlex stem has no image_size: the patch count stands for it.
+  const vit::Geometry g =
+      v == Variant::Siglip2 ? vit::Geometry{} : vit::read_geometry(sub, {224, 224, false}, is_clip ? 32 : 16);
   const Scope emb = root / "embeddings";
   const Scope conv = emb / "patch_embedding";
 
@@ -135,16 +165,20 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Varia
     if (g.input.h < g.patch.h || g.input.w < g.patch.w)
       b.fail(x, fmt::format("image {}x{} is smaller than one {}x{} patch", g.input.h, g.input.w, g.patch.h,
                             g.patch.w));
-  } else {
+  } else if (v == Variant::Siglip) {
     x = vit::pixel_stem(b, g, conv, d.hidden, 0);
     t.input = Value{b.at(x).inputs.front(), {g.channels, g.input.h, g.input.w}};
   }
-  // Both look their positions up by index for the configured grid and refuse another image size unless
-  // forward() interpolates them.
-  vit::refuse_other_sizes(b, x, g, is_clip ? "CLIP" : "SigLIP");
-  auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", x.shape, {x}, emb / "position_embedding");
-  b.parameter(pos, (emb / "position_embedding")("weight"), {g.configured_patches() + (is_clip ? 1 : 0), d.hidden});
-  x = pos;
+  if (v == Variant::Siglip2) {
+    x = naflex_stem(in, b, c, emb, d.hidden, t.input);
+  } else {
+    // Both look their positions up by index for the configured grid and refuse another image size unless
+    // forward() interpolates them.
+    vit::refuse_other_sizes(b, x, g, is_clip ? "CLIP" : "SigLIP");
+    auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", x.shape, {x}, emb / "position_embedding");
+    b.parameter(pos, (emb / "position_embedding")("weight"), {g.configured_patches() + (is_clip ? 1 : 0), d.hidden});
+    x = pos;
+  }
   if (is_clip) x = norm(b, x, "Pre_LayerNorm", {root / "pre_layrnorm"});
 
   t.hidden_states = encoder(b, x, root / "encoder" / "layers", d, false);
@@ -160,6 +194,27 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Varia
   // Without the head, pooler_output is None; the sequence is what callers read.
   t.pooled = c.flag({"vision_use_head"}, true) ? attention_pooling(b, x, root / "head", d) : Value{x.node, {d.hidden}};
   return t;
+}
+
+Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v) {
+  const Config& c = in.config;
+  const Config text_config = sub_config(c, "text_config");
+  const Config vision_config = sub_config(c, "vision_config");
+  if (in.head == Head::ImageClassification) {
+    auto t = vision_tower(in, b, vision_config, v, Scope("vision_model"));
+    return classifier(b, Value{t.sequence.node, {t.hidden}}, "Classifier", Scope("classifier"), t.hidden,
+                      in.num_labels(), true);
+  }
+  Value text_embeds, image_embeds;
+  {
+    graph::Nested nest(b, {.module = "", .label = "Text_", .first_block = 0});
+    text_embeds = text_tower(in, b, text_config, v, Scope("text_model")).pooled;
+  }
+  {
+    graph::Nested nest(b, {.module = "", .label = "Vision_", .first_block = b.next_block()});
+    image_embeds = vision_tower(in, b, vision_config, v, Scope("vision_model")).pooled;
+  }
+  return contrastive_logits(b, text_embeds, image_embeds, {1}, true);
 }
 
 Value contrastive_logits(GraphBuilder& b, const Value& text, const Value& image, const graph::Shape& scale_shape,

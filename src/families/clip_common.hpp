@@ -20,7 +20,10 @@ using blocks::GraphBuilder;
 using blocks::Scope;
 using blocks::Value;
 
-enum class Variant { Clip, Siglip };
+/// Siglip2: SigLIP's towers with the NaFlex stem (models/siglip2/modeling_siglip2.py, transformers 4.57.6):
+/// pixel_values arrive as [max_num_patches, channels * patch^2] rows, embedded by an nn.Linear, and the
+/// num_patches position table (a square grid) is resized bilinearly to each image's patch grid.
+enum class Variant { Clip, Siglip, Siglip2 };
 
 /// text_config / vision_config of a composite config: the object, or {} (the sub-config's own defaults)
 /// when the key is absent or null, as the reference's config classes do. Errors name the key.
@@ -39,6 +42,10 @@ struct Tower {
 Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root);
 /// `vision_model` under `root` (CLIPVisionTransformer / SiglipVisionTransformer), from the vision config `c`.
 Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root);
+
+/// SiglipModel / Siglip2Model (both towers and the sigmoid logits) or, for Head::ImageClassification, the
+/// vision tower with a classifier over the mean of its post-layernormed sequence.
+Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v);
 
 /// The node that compares the towers' embeddings: L2-normalise both, one matmul, times logit_scale.exp()
 /// (plus logit_bias for SigLIP). Owns `logit_scale` (and `logit_bias`) of shape `scale_shape`.

@@ -10,12 +10,12 @@
 
 #include "core/error.hpp"
 #include "families/clip_common.hpp"
+#include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
 namespace {
 
 using namespace blocks;
-using graph::NodeType;
 
 // LlavaConfig's vision tower when vision_config is absent: CLIP ViT-L/14 at 336 px.
 nlohmann::json default_vision_config() {
@@ -58,14 +58,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     throw Error(ErrorKind::Unsupported, c.origin() + ": vision_config: key 'model_type'",
                 fmt::format("LLaVA's vision tower '{}' is not supported (clip_vision_model, siglip_vision_model are)",
                             vision_type));
-  const Family* text_family = find_family(text_type);
-  const ClassDef* causal_lm = nullptr;
-  if (text_family)
-    for (const auto& cls : text_family->classes)
-      if (cls.head == Head::CausalLM) causal_lm = &cls;
-  if (!causal_lm)
-    throw Error(ErrorKind::Unsupported, c.origin() + ": text_config: key 'model_type'",
-                fmt::format("LLaVA's language model '{}' is not a supported causal LM", text_type));
+  const auto language_model = multimodal::find_language_model(c, text_type, Head::CausalLM, "LLaVA");
 
   // The vision tower and the projector.
   Value features;
@@ -96,29 +89,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   x = dense(b, x, "Projector_Linear_2", projector / "linear_2", text_hidden, text_hidden, projector_bias);
 
   // The language model, by its own family's code.
-  Value logits;
-  {
-    graph::Nested nest(b, {.module = "language_model", .label = "LM_", .first_block = b.next_block()});
-    const BuildInput lm{text_config, std::string(causal_lm->name), Head::CausalLM, in.requested_seq,
-                        in.requested_image_size};
-    logits = text_family->build(lm, b);
-  }
-  // The image features are scattered into the embedded prompt: the embedding of input_ids reads them too.
-  const graph::Graph& g = b.graph();
-  const graph::GraphInput* ids = nullptr;
-  for (const auto& input : g.inputs)
-    if (input.kind == "tokens") ids = &input;
-  for (const auto& n : g.nodes) {
-    if (!ids || n.type != NodeType::Embedding || n.inputs.empty() || n.inputs.front() != ids->node) continue;
-    const Value embedded{n.index, n.out};
-    b.at(embedded).inputs.push_back(x.node);
-    const std::int64_t seq = ids->shape.front();
-    if (seq < x.shape.front())
-      b.fail(embedded, fmt::format("a prompt of {} tokens cannot hold the {} image tokens the projector writes into it",
-                                   seq, x.shape.front()));
-    b.set_main_input(Value{ids->node, ids->shape});
-    break;
-  }
+  const Value logits = multimodal::build_language_model(
+      in, b, text_config, language_model, {.module = "language_model", .label = "LM_", .first_block = b.next_block()});
+  multimodal::scatter_image_features(b, x);
   return logits;
 }
 

@@ -136,6 +136,11 @@ const Family& detr_family();
 const Family& table_transformer_family();
 //   (end of detr declarations)
 // SigLIP-tower multimodal (gemma3, paligemma, siglip2) (declarations)
+const Family& gemma3_family();
+const Family& paligemma_family();
+const Family& shieldgemma2_family();
+const Family& siglip2_family();
+const Family& siglip2_vision_model_family();
 //   (end of siglipvlm declarations)
 // LLaVA-style and Qwen-VL multimodal (declarations)
 //   (end of llavavlm declarations)
@@ -312,6 +317,11 @@ const RegistryRow kRegistry[] = {
     {"table-transformer",      table_transformer_family},
     //   (end of detr rows)
     // SigLIP-tower multimodal (gemma3, paligemma, siglip2) (rows)
+    {"gemma3",                 gemma3_family},
+    {"paligemma",              paligemma_family},
+    {"shieldgemma2",           shieldgemma2_family},
+    {"siglip2",                siglip2_family},
+    {"siglip2_vision_model",   siglip2_vision_model_family},
     //   (end of siglipvlm rows)
     // LLaVA-style and Qwen-VL multimodal (rows)
     //   (end of llavavlm rows)

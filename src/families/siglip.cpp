@@ -7,28 +7,8 @@
 namespace neurarch::families {
 namespace {
 
-using namespace blocks;
-using clip::Variant;
-
-Value build(const BuildInput& in, GraphBuilder& b) {
-  const Config& c = in.config;
-  const Config text_config = clip::sub_config(c, "text_config");
-  const Config vision_config = clip::sub_config(c, "vision_config");
-  if (in.head == Head::ImageClassification) {
-    auto v = clip::vision_tower(in, b, vision_config, Variant::Siglip, Scope("vision_model"));
-    return classifier(b, Value{v.sequence.node, {v.hidden}}, "Classifier", Scope("classifier"), v.hidden,
-                      in.num_labels(), true);
-  }
-  Value text_embeds, image_embeds;
-  {
-    graph::Nested nest(b, {.module = "", .label = "Text_", .first_block = 0});
-    text_embeds = clip::text_tower(in, b, text_config, Variant::Siglip, Scope("text_model")).pooled;
-  }
-  {
-    graph::Nested nest(b, {.module = "", .label = "Vision_", .first_block = b.next_block()});
-    image_embeds = clip::vision_tower(in, b, vision_config, Variant::Siglip, Scope("vision_model")).pooled;
-  }
-  return clip::contrastive_logits(b, text_embeds, image_embeds, {1}, true);
+blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
+  return clip::siglip_model(in, b, clip::Variant::Siglip);
 }
 
 }  // namespace

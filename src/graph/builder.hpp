@@ -65,6 +65,10 @@ class GraphBuilder {
   void fail(const Value& at, std::string reason);
   /// A remark that does not stop the forward pass (e.g. positions extrapolated by RoPE).
   void note(std::string text);
+  /// An older checkpoint layout the reference still loads: names at module `from` are read at `to`.
+  void checkpoint_rename(std::string from, std::string to) {
+    graph_.checkpoint_renames.push_back({std::move(from), std::move(to)});
+  }
 
   /// Nodes created after this call belong to repeated block `index` (-1: none), shifted by the open nests.
   void set_block(int index) { block_ = index < 0 ? -1 : index + block_offset_; }

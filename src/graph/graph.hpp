@@ -205,6 +205,13 @@ struct Graph {
   std::vector<GraphInput> inputs;  ///< every input in declaration order, the main one first
   ForwardCheck forward;
   std::vector<std::string> notes;  ///< non-fatal remarks made while building
+  /// Older checkpoint layouts the reference renames on load (transformers' _checkpoint_conversion_mapping,
+  /// e.g. Gemma 3's language_model.model. -> model.language_model.): a file name at module `from` is read
+  /// as the same name at `to`. Appended for the 4.57 vision-language families.
+  struct CheckpointRename {
+    std::string from, to;
+  };
+  std::vector<CheckpointRename> checkpoint_renames;
 
   /// Scalars save_pretrained writes (parameters + persistent buffers, tied aliases once).
   std::int64_t saved_scalars() const;

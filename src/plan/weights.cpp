@@ -59,8 +59,9 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     r.matmul = is_weight && uses_matmul(node.type);
     r.head = node.type == NodeType::LMHead || node.type == NodeType::Classifier;
     // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions are left alone.
-    // Only nn.Linear modules (a `.weight` of rank 2) are adapted: not stacked or bare expert parameters.
-    r.lora_target = r.matmul && !r.head && t.shape.size() == 2 && t.name.ends_with("weight") &&
+    // Only nn.Linear modules (a `.weight` of rank 2) are adapted: not stacked or bare parameters (expert
+    // matrices, nn.MultiheadAttention's in_proj_weight, Gemma 3's mm_input_projection_weight).
+    r.lora_target = r.matmul && !r.head && t.shape.size() == 2 && t.name.ends_with(".weight") &&
                     node.type != NodeType::PatchEmbed;
     if (r.lora_target && !s.lora_targets.empty())
       r.lora_target = std::find(s.lora_targets.begin(), s.lora_targets.end(), leaf_module(t.name)) != s.lora_targets.end();

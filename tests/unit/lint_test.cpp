@@ -155,6 +155,10 @@ const std::set<std::pair<std::string, std::string>> kBrokenDefaults{
     {"starcoder2", "special-token-outside-vocab"},
     // DeepseekV2Config() leaves num_experts_per_tok null: the router's topk cannot run.
     {"deepseek_v2", "graph-forward"},
+    // Gemma3Config() (and ShieldGemma2Config()) pair a 224-px, 16-px-patch SiglipVisionConfig (14 patches a
+    // side) with mm_tokens_per_image 256 (16 a side): the projector's AvgPool2d gets kernel 14 // 16 = 0.
+    {"gemma3", "graph-forward"},
+    {"shieldgemma2", "graph-forward"},
 };
 TEST(Lint, ReferenceDefaultConfigsHaveNoErrors) {
   const fs::path root = fs::path(NEURARCH_SOURCE_DIR) / ".." / "shared" / "groundtruth" / "defaults";

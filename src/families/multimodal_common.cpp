@@ -1,0 +1,51 @@
+#include "families/multimodal_common.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace neurarch::families::multimodal {
+
+LanguageModel find_language_model(const Config& c, std::string_view text_type, Head head, std::string_view owner) {
+  LanguageModel lm{find_family(text_type), nullptr};
+  if (lm.family)
+    for (const auto& cls : lm.family->classes)
+      if (cls.head == head) lm.cls = &cls;
+  if (!lm.cls)
+    throw Error(ErrorKind::Unsupported, c.origin() + ": text_config: key 'model_type'",
+                fmt::format("{}'s language model '{}' is not a supported {}", owner, text_type,
+                            head == Head::CausalLM ? "causal LM" : "base model"));
+  return lm;
+}
+
+Value build_language_model(const BuildInput& in, GraphBuilder& b, const Config& text_config,
+                           const LanguageModel& lm, const graph::Nest& nest) {
+  graph::Nested nested(b, nest);
+  const BuildInput sub{text_config, std::string(lm.cls->name), lm.cls->head, in.requested_seq,
+                       in.requested_image_size};
+  return lm.family->build(sub, b);
+}
+
+void scatter_image_features(GraphBuilder& b, const Value& features) {
+  const graph::Graph& g = b.graph();
+  const graph::GraphInput* ids = nullptr;
+  for (const auto& input : g.inputs)
+    if (input.kind == "tokens") ids = &input;
+  if (!ids) return;
+  for (const auto& n : g.nodes) {
+    if (n.type != graph::NodeType::Embedding || n.inputs.empty() || n.inputs.front() != ids->node) continue;
+    const Value embedded{n.index, n.out};
+    b.at(embedded).inputs.push_back(features.node);
+    const std::int64_t seq = ids->shape.front();
+    if (features.shape.back() != n.out.back())
+      b.fail(embedded, fmt::format("the projector writes {}-wide image features into {}-wide token embeddings",
+                                   features.shape.back(), n.out.back()));
+    else if (seq < features.shape.front())
+      b.fail(embedded, fmt::format("a prompt of {} tokens cannot hold the {} image tokens the projector writes into it",
+                                   seq, features.shape.front()));
+    b.set_main_input(Value{ids->node, ids->shape});
+    return;
+  }
+}
+
+}  // namespace neurarch::families::multimodal
