@@ -132,6 +132,14 @@ const Family& mobilevit_family();
 // SigLIP-tower multimodal (gemma3, paligemma, siglip2) (declarations)
 //   (end of siglipvlm declarations)
 // LLaVA-style and Qwen-VL multimodal (declarations)
+const Family& llava_next_family();
+const Family& llava_next_video_family();
+const Family& vipllava_family();
+const Family& llava_onevision_family();
+const Family& qwen2_vl_family();
+const Family& qwen2_vl_text_family();
+const Family& qwen2_5_vl_family();
+const Family& qwen2_5_vl_text_family();
 //   (end of llavavlm declarations)
 // decoders III (declarations)
 //   (end of dec3 declarations)
@@ -284,6 +292,14 @@ const RegistryRow kRegistry[] = {
     // SigLIP-tower multimodal (gemma3, paligemma, siglip2) (rows)
     //   (end of siglipvlm rows)
     // LLaVA-style and Qwen-VL multimodal (rows)
+    {"llava_next",             llava_next_family},
+    {"llava_next_video",       llava_next_video_family},
+    {"vipllava",               vipllava_family},
+    {"llava_onevision",        llava_onevision_family},
+    {"qwen2_vl",               qwen2_vl_family},
+    {"qwen2_vl_text",          qwen2_vl_text_family},
+    {"qwen2_5_vl",             qwen2_5_vl_family},
+    {"qwen2_5_vl_text",        qwen2_5_vl_text_family},
     //   (end of llavavlm rows)
     // decoders III (rows)
     //   (end of dec3 rows)
