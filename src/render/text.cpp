@@ -61,8 +61,15 @@ std::string text(const report::Report& r, const TextOptions& options) {
   out += fmt::format("model_type {} · class {} · mirrors transformers {}\n", r.model.model_type, r.model.class_name,
                      r.model.reference);
   out += fmt::format("Input: {} {}\n", g.input_kind, shape_text(g.input_shape));
-  for (std::size_t i = 1; i < g.inputs.size(); ++i)
-    out += fmt::format("{}: {} {}\n", g.inputs[i].name, g.inputs[i].kind, shape_text(g.inputs[i].shape));
+  // The main input need not be declared first (LLaVA's prompt follows its pixels): list the others.
+  bool main_listed = false;
+  for (const auto& in : g.inputs) {
+    if (!main_listed && in.kind == g.input_kind && in.shape == g.input_shape) {
+      main_listed = true;
+      continue;
+    }
+    out += fmt::format("{}: {} {}\n", in.name, in.kind, shape_text(in.shape));
+  }
   out += "\n";
 
   Table layers{{"#", "Layer", "Type", "Output shape", "Params"}, {true, false, false, false, true}, {}};
