@@ -140,6 +140,8 @@ const Family& qwen2_vl_family();
 const Family& qwen2_vl_text_family();
 const Family& qwen2_5_vl_family();
 const Family& qwen2_5_vl_text_family();
+const Family& pixtral_family();
+const Family& mistral3_family();
 //   (end of llavavlm declarations)
 // decoders III (declarations)
 //   (end of dec3 declarations)
@@ -300,6 +302,8 @@ const RegistryRow kRegistry[] = {
     {"qwen2_vl_text",          qwen2_vl_text_family},
     {"qwen2_5_vl",             qwen2_5_vl_family},
     {"qwen2_5_vl_text",        qwen2_5_vl_text_family},
+    {"pixtral",                pixtral_family},
+    {"mistral3",               mistral3_family},
     //   (end of llavavlm rows)
     // decoders III (rows)
     //   (end of dec3 rows)

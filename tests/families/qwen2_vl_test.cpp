@@ -90,5 +90,42 @@ TEST(Qwen2VlFamily, Qwen25WindowsExceptFullAttentionBlocks) {
   EXPECT_TRUE(g.forward.ok) << g.forward.reason;
 }
 
+// The published 7B configs: text keys at the top level, vision_config nested. Their totals are the Hub's
+// safetensors totals of Qwen/Qwen2-VL-7B-Instruct and Qwen/Qwen2.5-VL-7B-Instruct.
+TEST(Qwen2VlFamily, Published7BConfigs) {
+  nlohmann::json text{{"hidden_act", "silu"}, {"hidden_size", 3584}, {"intermediate_size", 18944},
+                      {"max_window_layers", 28}, {"num_attention_heads", 28}, {"num_hidden_layers", 28},
+                      {"num_key_value_heads", 4}, {"sliding_window", 32768}, {"tie_word_embeddings", false},
+                      {"use_sliding_window", false}, {"vocab_size", 152064},
+                      {"rope_scaling", {{"type", "mrope"}, {"mrope_section", {16, 24, 24}}}}};
+  auto v2 = text;
+  v2["model_type"] = "qwen2_vl";
+  v2["architectures"] = {"Qwen2VLForConditionalGeneration"};
+  v2["max_position_embeddings"] = 32768;
+  v2["vision_config"] = {{"depth", 32}, {"embed_dim", 1280}, {"mlp_ratio", 4}, {"num_heads", 16}, {"in_chans", 3},
+                         {"hidden_size", 3584}, {"patch_size", 14}, {"spatial_merge_size", 2},
+                         {"temporal_patch_size", 2}};
+  auto m2 = build(v2, {}, {});
+  EXPECT_EQ(m2.graph.saved_scalars(), 8'291'375'616);
+  EXPECT_TRUE(m2.graph.forward.ok) << m2.graph.forward.reason;
+  // The default photo: 980x980, 70x70 patches, 35x35 image tokens.
+  EXPECT_EQ(m2.graph.inputs[0].shape, (graph::Shape{4900, 1176}));
+  EXPECT_EQ(node(m2.graph, "Vision_Merger_Linear_2")->out, (graph::Shape{1225, 3584}));
+
+  auto v25 = text;
+  v25["model_type"] = "qwen2_5_vl";
+  v25["architectures"] = {"Qwen2_5_VLForConditionalGeneration"};
+  v25["max_position_embeddings"] = 128000;
+  v25["vision_config"] = {{"depth", 32}, {"hidden_act", "silu"}, {"hidden_size", 1280}, {"intermediate_size", 3420},
+                          {"num_heads", 16}, {"in_chans", 3}, {"out_hidden_size", 3584}, {"patch_size", 14},
+                          {"spatial_merge_size", 2}, {"window_size", 112},
+                          {"fullatt_block_indexes", {7, 15, 23, 31}}, {"temporal_patch_size", 2}};
+  auto m25 = build(v25, {}, {});
+  EXPECT_EQ(m25.graph.saved_scalars(), 8'292'166'656);
+  EXPECT_TRUE(m25.graph.forward.ok) << m25.graph.forward.reason;
+  EXPECT_EQ(node(m25.graph, "Vision_Attention_0")->attention->query_len, 64);
+  EXPECT_EQ(node(m25.graph, "Vision_Attention_7")->attention->query_len, 4900);
+}
+
 }  // namespace
 }  // namespace neurarch
