@@ -16,9 +16,21 @@ namespace {
 
 using namespace blocks;
 
+// Mistral3Config's sub-configs when absent: Mistral-Small-3.1's Pixtral encoder and Mistral decoder.
+Config sub_config_or(const Config& c, std::string_view key, const nlohmann::json& fallback) {
+  return c.has(key) ? clip::sub_config(c, key) : Config(fallback, fmt::format("{}: {}", c.origin(), key));
+}
+
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  llava::Parts p{clip::sub_config(c, "vision_config"), clip::sub_config(c, "text_config")};
+  static const nlohmann::json default_vision{
+      {"model_type", "pixtral"}, {"hidden_size", 1024}, {"intermediate_size", 4096}, {"num_hidden_layers", 24},
+      {"num_attention_heads", 16}, {"patch_size", 14}, {"image_size", 1540}, {"head_dim", 64}};
+  static const nlohmann::json default_text{
+      {"model_type", "mistral"}, {"hidden_size", 5120}, {"intermediate_size", 32768}, {"num_hidden_layers", 40},
+      {"num_attention_heads", 32}, {"num_key_value_heads", 8}, {"head_dim", 128}, {"max_position_embeddings", 131072},
+      {"vocab_size", 131072}, {"rope_theta", 1e9}, {"sliding_window", nullptr}};
+  llava::Parts p{sub_config_or(c, "vision_config", default_vision), sub_config_or(c, "text_config", default_text)};
   const std::string text_type = p.text.text({"model_type"}, "mistral");
   p.text_family = find_family(text_type);
   if (p.text_family)

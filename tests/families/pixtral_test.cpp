@@ -54,5 +54,12 @@ TEST(Mistral3Family, MergedPatchesFillThePrompt) {
   EXPECT_THAT(short_prompt.graph.forward.reason, HasSubstr("cannot hold the 16 image tokens"));
 }
 
+TEST(Mistral3Family, AbsentSubConfigsAreMistralSmall31s) {
+  auto m = build({{"model_type", "mistral3"}, {"architectures", {"Mistral3ForConditionalGeneration"}}}, 4096);
+  EXPECT_EQ(m.graph.saved_scalars(), 24'011'361'280);
+  EXPECT_EQ(m.graph.inputs[0].shape, (graph::Shape{3, 1540, 1540}));
+  EXPECT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+}
+
 }  // namespace
 }  // namespace neurarch
