@@ -1,4 +1,5 @@
-// Qwen2.5-VL's text decoder on its own (Qwen2_5_VLTextModel in models/qwen2_5_vl/modeling_qwen2_5_vl.py, transformers 4.57.6): the Qwen2 decoder
+// Qwen2.5-VL's text decoder on its own (Qwen2_5_VLTextModel in models/qwen2_5_vl/modeling_qwen2_5_vl.py,
+// transformers 4.57.6): the Qwen2 decoder
 // (bias on q/k/v only, head_dim = hidden / heads) whose rotary positions are M-RoPE's three sections,
 // which change the positions q and k rotate by, not the tensors or the shapes.
 #include "families/qwen2_vl_common.hpp"
@@ -13,7 +14,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& qwen2_5_vl_text_family() {
-  static const Family family{"qwen2_5_vl_text", "models/qwen2_5_vl/modeling_qwen2_5_vl.py", {{"Qwen2_5_VLTextModel", Head::Base}}, build};
+  static const Family family{"qwen2_5_vl_text", "models/qwen2_5_vl/modeling_qwen2_5_vl.py",
+                             {{"Qwen2_5_VLTextModel", Head::Base}}, build};
   return family;
 }
 

@@ -127,9 +127,9 @@ Value vision(const BuildInput& in, GraphBuilder& b, const Config& c, Version v, 
   const Scope merger("merger");
   auto normed = norm(b, x, "Merger_Norm", {merger / "ln_q", kind});
   const Value grouped{normed.node, {grid.tokens, width * merge * merge}};
-  auto h = dense(b, grouped, "Merger_Linear_1", merger / "mlp" / std::int64_t{0}, width * merge * merge, width * merge * merge,
-                 true, "gelu");
-  h = dense(b, h, "Merger_Linear_2", merger / "mlp" / std::int64_t{2}, width * merge * merge, out_width, true);
+  const std::int64_t merged = width * merge * merge;
+  auto h = dense(b, grouped, "Merger_Linear_1", merger / "mlp" / std::int64_t{0}, merged, merged, true, "gelu");
+  h = dense(b, h, "Merger_Linear_2", merger / "mlp" / std::int64_t{2}, merged, out_width, true);
   if ((grid.height / patch) % merge != 0)
     b.fail(h, fmt::format("a {}-patch side cannot be merged {} by {}", grid.height / patch, merge, merge));
   if (width % heads != 0)
