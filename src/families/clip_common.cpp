@@ -62,10 +62,12 @@ std::vector<Value> encoder(GraphBuilder& b, Value x, const Scope& layers, const 
 
 // SiglipMultiheadAttentionPoolingHead: a learned probe attends over the sequence (nn.MultiheadAttention,
 // fused in_proj), then a residual MLP over the one pooled token.
-Value attention_pooling(GraphBuilder& b, const Value& x, const Scope& head, const Dims& d) {
+Value attention_pooling(GraphBuilder& b, const Value& x, const Scope& head, const Dims& d, std::int64_t crops) {
   const Scope attn = head / "attention";
   const std::int64_t seq = x.shape.size() >= 2 ? x.shape[x.shape.size() - 2] : 1;
-  auto pooled = b.node(NodeType::MultiHeadAttention, "Head_Attention", {1, d.hidden}, {x}, attn);
+  graph::Shape probe{1, d.hidden};
+  if (crops > 1) probe.insert(probe.begin(), crops);
+  auto pooled = b.node(NodeType::MultiHeadAttention, "Head_Attention", probe, {x}, attn);
   b.at(pooled).attention = graph::AttentionAttrs{d.heads, d.heads, d.hidden / d.heads, 1, seq, false, 0, 0.0, false,
                                                  true};
   b.parameter(pooled, head("probe"), {1, 1, d.hidden});
@@ -80,7 +82,7 @@ Value attention_pooling(GraphBuilder& b, const Value& x, const Scope& head, cons
                    {.hidden = d.hidden, .intermediate = d.intermediate, .activation = d.activation, .module = mlp,
                     .up = mlp / "fc1", .down = mlp / "fc2"});
   auto out = add(b, h, pooled, "Head_Add");
-  return Value{out.node, {d.hidden}};
+  return Value{out.node, crops > 1 ? graph::Shape{crops, d.hidden} : graph::Shape{d.hidden}};
 }
 
 // Siglip2VisionEmbeddings: the processor cuts an image of any aspect into at most max_num_patches patches
@@ -141,7 +143,8 @@ Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant
   return t;
 }
 
-Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root) {
+Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
+                   std::int64_t crops) {
   const bool is_clip = v == Variant::Clip;
   const Dims d =
       read_dims(c, is_clip ? Dims{768, 3072, 12, 12, "quick_gelu"} : Dims{768, 3072, 12, 12, "gelu_pytorch_tanh"});
@@ -155,23 +158,23 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Varia
   Tower t;
   t.hidden = d.hidden;
   t.layers = d.layers;
+  auto batched = [crops](graph::Shape s) {
+    if (crops > 1) s.insert(s.begin(), crops);
+    return s;
+  };
   Value x;
-  if (is_clip) {
-    // A bias-free Conv2d, and a class token in front of the patches.
-    t.input = b.input({g.channels, g.input.h, g.input.w}, "pixels");
-    x = b.node(NodeType::PatchEmbed, "Patch_Embed", {1 + g.input_patches(), d.hidden}, {t.input}, conv);
-    b.parameter(x, emb("class_embedding"), {d.hidden});
-    b.parameter(x, conv("weight"), {d.hidden, g.channels, g.patch.h, g.patch.w});
-    if (g.input.h < g.patch.h || g.input.w < g.patch.w)
-      b.fail(x, fmt::format("image {}x{} is smaller than one {}x{} patch", g.input.h, g.input.w, g.patch.h,
-                            g.patch.w));
-  } else if (v == Variant::Siglip) {
-    x = vit::pixel_stem(b, g, conv, d.hidden, 0);
-    t.input = Value{b.at(x).inputs.front(), {g.channels, g.input.h, g.input.w}};
-  }
   if (v == Variant::Siglip2) {
     x = naflex_stem(in, b, c, emb, d.hidden, t.input);
   } else {
+    // CLIP: a bias-free Conv2d and a class token in front of the patches; SigLIP: a Conv2d with bias.
+    t.input = b.input(batched({g.channels, g.input.h, g.input.w}), "pixels");
+    x = b.node(NodeType::PatchEmbed, "Patch_Embed", batched({(is_clip ? 1 : 0) + g.input_patches(), d.hidden}),
+               {t.input}, conv);
+    if (is_clip) b.parameter(x, emb("class_embedding"), {d.hidden});
+    b.parameter(x, conv("weight"), {d.hidden, g.channels, g.patch.h, g.patch.w});
+    if (!is_clip) b.parameter(x, conv("bias"), {d.hidden});
+    if (g.input.h < g.patch.h || g.input.w < g.patch.w)
+      b.fail(x, fmt::format("image {}x{} is smaller than one {}x{} patch", g.input.h, g.input.w, g.patch.h, g.patch.w));
     // Both look their positions up by index for the configured grid and refuse another image size unless
     // forward() interpolates them.
     vit::refuse_other_sizes(b, x, g, is_clip ? "CLIP" : "SigLIP");
@@ -186,13 +189,14 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Varia
   if (is_clip) {
     // last_hidden_state is the encoder's output; only the pooled class token is layer-normed.
     t.sequence = x;
-    t.pooled = norm(b, Value{x.node, {d.hidden}}, "Post_LayerNorm", {root / "post_layernorm"});
+    t.pooled = norm(b, Value{x.node, batched({d.hidden})}, "Post_LayerNorm", {root / "post_layernorm"});
     return t;
   }
   x = norm(b, x, "Post_LayerNorm", {root / "post_layernorm"});
   t.sequence = x;
   // Without the head, pooler_output is None; the sequence is what callers read.
-  t.pooled = c.flag({"vision_use_head"}, true) ? attention_pooling(b, x, root / "head", d) : Value{x.node, {d.hidden}};
+  t.pooled = c.flag({"vision_use_head"}, true) ? attention_pooling(b, x, root / "head", d, crops)
+                                                 : Value{x.node, batched({d.hidden})};
   return t;
 }
 

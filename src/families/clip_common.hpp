@@ -41,7 +41,10 @@ struct Tower {
 /// `text_model` under `root` (CLIPTextTransformer / SiglipTextTransformer), from the text config `c`.
 Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root);
 /// `vision_model` under `root` (CLIPVisionTransformer / SiglipVisionTransformer), from the vision config `c`.
-Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root);
+/// `crops` > 1 runs the tower over that many images of one sample at once (LLaVA-NeXT's anyres crops):
+/// every shape then leads with the crop count.
+Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
+                   std::int64_t crops = 1);
 
 /// SiglipModel / Siglip2Model (both towers and the sigmoid logits) or, for Head::ImageClassification, the
 /// vision tower with a classifier over the mean of its post-layernormed sequence.

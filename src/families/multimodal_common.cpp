@@ -26,26 +26,30 @@ Value build_language_model(const BuildInput& in, GraphBuilder& b, const Config& 
   return lm.family->build(sub, b);
 }
 
-void scatter_image_features(GraphBuilder& b, const Value& features) {
-  const graph::Graph& g = b.graph();
+const graph::Node* prompt_embedding(const graph::Graph& g) {
   const graph::GraphInput* ids = nullptr;
   for (const auto& input : g.inputs)
     if (input.kind == "tokens") ids = &input;
-  if (!ids) return;
-  for (const auto& n : g.nodes) {
-    if (n.type != graph::NodeType::Embedding || n.inputs.empty() || n.inputs.front() != ids->node) continue;
-    const Value embedded{n.index, n.out};
-    b.at(embedded).inputs.push_back(features.node);
-    const std::int64_t seq = ids->shape.front();
-    if (features.shape.back() != n.out.back())
-      b.fail(embedded, fmt::format("the projector writes {}-wide image features into {}-wide token embeddings",
-                                   features.shape.back(), n.out.back()));
-    else if (seq < features.shape.front())
-      b.fail(embedded, fmt::format("a prompt of {} tokens cannot hold the {} image tokens the projector writes into it",
-                                   seq, features.shape.front()));
-    b.set_main_input(Value{ids->node, ids->shape});
-    return;
-  }
+  if (!ids) return nullptr;
+  for (const auto& n : g.nodes)
+    if (n.type == graph::NodeType::Embedding && !n.inputs.empty() && n.inputs.front() == ids->node) return &n;
+  return nullptr;
+}
+
+void scatter_image_features(GraphBuilder& b, const Value& features) {
+  const graph::Node* embed = prompt_embedding(b.graph());
+  if (!embed) return;
+  const Value embedded{embed->index, embed->out};
+  const int ids = embed->inputs.front();
+  const Value prompt{ids, b.graph().nodes[static_cast<std::size_t>(ids)].out};
+  b.at(embedded).inputs.push_back(features.node);
+  if (features.shape.back() != embedded.shape.back())
+    b.fail(embedded, fmt::format("the projector writes {}-wide image features into {}-wide token embeddings",
+                                 features.shape.back(), embedded.shape.back()));
+  else if (prompt.shape.front() < features.shape.front())
+    b.fail(embedded, fmt::format("a prompt of {} tokens cannot hold the {} image tokens the projector writes into it",
+                                 prompt.shape.front(), features.shape.front()));
+  b.set_main_input(prompt);
 }
 
 }  // namespace neurarch::families::multimodal

@@ -26,6 +26,10 @@ LanguageModel find_language_model(const Config& c, std::string_view text_type, H
 Value build_language_model(const BuildInput& in, GraphBuilder& b, const Config& text_config,
                            const LanguageModel& lm, const graph::Nest& nest);
 
+/// The language model's lookup of input_ids (the node image features are scattered into); null when the
+/// graph has no token input.
+const graph::Node* prompt_embedding(const graph::Graph& g);
+
 /// The projected image `features` ([tokens, hidden]) replace the prompt's image-token embeddings: the
 /// embedding of input_ids reads them too, the prompt becomes the graph's main input, and features of
 /// another width than the embedding's, or more of them than the prompt has tokens, cannot run.

@@ -143,6 +143,16 @@ const Family& siglip2_family();
 const Family& siglip2_vision_model_family();
 //   (end of siglipvlm declarations)
 // LLaVA-style and Qwen-VL multimodal (declarations)
+const Family& llava_next_family();
+const Family& llava_next_video_family();
+const Family& vipllava_family();
+const Family& llava_onevision_family();
+const Family& qwen2_vl_family();
+const Family& qwen2_vl_text_family();
+const Family& qwen2_5_vl_family();
+const Family& qwen2_5_vl_text_family();
+const Family& pixtral_family();
+const Family& mistral3_family();
 //   (end of llavavlm declarations)
 // decoders III (declarations)
 const Family& gpt_oss_family();
@@ -324,6 +334,16 @@ const RegistryRow kRegistry[] = {
     {"siglip2_vision_model",   siglip2_vision_model_family},
     //   (end of siglipvlm rows)
     // LLaVA-style and Qwen-VL multimodal (rows)
+    {"llava_next",             llava_next_family},
+    {"llava_next_video",       llava_next_video_family},
+    {"vipllava",               vipllava_family},
+    {"llava_onevision",        llava_onevision_family},
+    {"qwen2_vl",               qwen2_vl_family},
+    {"qwen2_vl_text",          qwen2_vl_text_family},
+    {"qwen2_5_vl",             qwen2_5_vl_family},
+    {"qwen2_5_vl_text",        qwen2_5_vl_text_family},
+    {"pixtral",                pixtral_family},
+    {"mistral3",               mistral3_family},
     //   (end of llavavlm rows)
     // decoders III (rows)
     {"gpt_oss",                gpt_oss_family},

@@ -61,10 +61,15 @@ std::string text(const report::Report& r, const TextOptions& options) {
   out += fmt::format("model_type {} · class {} · mirrors transformers {}\n", r.model.model_type, r.model.class_name,
                      r.model.reference);
   out += fmt::format("Input: {} {}\n", g.input_kind, shape_text(g.input_shape));
-  // The main input need not be the first declared (a vision-language model's prompt comes after its
-  // pixels): with several, list them all.
-  if (g.inputs.size() > 1)
-    for (const auto& in : g.inputs) out += fmt::format("{}: {} {}\n", in.name, in.kind, shape_text(in.shape));
+  // The main input need not be declared first (LLaVA's prompt follows its pixels): list the others.
+  bool main_listed = false;
+  for (const auto& in : g.inputs) {
+    if (!main_listed && in.kind == g.input_kind && in.shape == g.input_shape) {
+      main_listed = true;
+      continue;
+    }
+    out += fmt::format("{}: {} {}\n", in.name, in.kind, shape_text(in.shape));
+  }
   out += "\n";
 
   Table layers{{"#", "Layer", "Type", "Output shape", "Params"}, {true, false, false, false, true}, {}};

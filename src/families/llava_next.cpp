@@ -1,0 +1,34 @@
+// LLaVA-NeXT (models/llava_next/modeling_llava_next.py, transformers 4.47.1): LLaVA with "anyres" images.
+// The processor resizes the photo to the image_grid_pinpoints entry that keeps most of it, cuts that into
+// crops of the tower's image_size and adds the whole photo downscaled to one crop; the tower and the
+// projector run over all crops at once. The crops' features are re-tiled into one map, unpadded back to the
+// photo's aspect ratio, and a learned `image_newline` closes every row; the whole view's features go first.
+// A 672x672 photo (the largest default pinpoint, our default input) runs 5 crops and writes
+// 576 + 48 x 49 = 2928 image tokens, which the prompt must hold. --image-size sets the (square) photo's side.
+#include "families/llava_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+using namespace blocks;
+
+Value build(const BuildInput& in, GraphBuilder& b) {
+  static const llava::AnyresModel model{
+      .default_vision = {{"model_type", "clip_vision_model"}, {"intermediate_size", 4096}, {"hidden_size", 1024},
+                         {"patch_size", 14}, {"image_size", 336}, {"num_hidden_layers", 24},
+                         {"num_attention_heads", 16}, {"vocab_size", 32000}, {"projection_dim", 768}},
+      .default_text_type = "llama",
+      .default_pinpoints = {{336, 672}, {672, 336}, {672, 672}, {1008, 336}, {336, 1008}},
+  };
+  return llava::build_anyres(in, b, model);
+}
+
+}  // namespace
+
+const Family& llava_next_family() {
+  static const Family family{"llava_next", "models/llava_next/modeling_llava_next.py",
+                             {{"LlavaNextForConditionalGeneration", Head::CausalLM}}, build};
+  return family;
+}
+
+}  // namespace neurarch::families
