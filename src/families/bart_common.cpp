@@ -124,6 +124,7 @@ class StackBuilder {
         } else {
           x = learned_positions(b_, x, prefix + "Sinusoidal_Position_Embedding", positions, max_positions,
                                 d_.d_model);
+          b_.freeze(x);
         }
         break;
       case Positions::SinusoidBuffer:

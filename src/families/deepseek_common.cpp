@@ -45,14 +45,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Defaults&
   const auto activation = s.activation;
   s.mlp_override = moe::layer_hook(
       std::move(sparse),
-      [base, shared](std::int64_t, const graph::Scope& layer) {
-        blocks::MoESpec m = base;
-        m.module = layer / "mlp";
-        m.router = m.module / "gate";
-        m.experts_module = m.module / "experts";
-        if (shared > 0) m.shared = m.module / "shared_experts";
-        return m;
-      },
+      moe::experts_under(base, "mlp", shared > 0 ? "shared_experts" : ""),
       [hidden, intermediate, activation, mlp_bias](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
                                                    const graph::Scope& layer) {
         return moe::dense_mlp(gb, x, i, layer / "mlp", hidden, intermediate, activation, mlp_bias);

@@ -30,6 +30,21 @@ struct Backbone {
   std::vector<std::int64_t> channels;
 };
 
+// DetrConvEncoder freezes a ResNet backbone's parameters whose names (relative to the backbone) contain
+// none of `trained`: timm's stem and layer1, and, for HF's ResNetBackbone, everything, since its
+// "encoder.stages.N" names never contain the "stage.N" the reference looks for. Batch norms are frozen
+// buffers already.
+void freeze_like_reference(GraphBuilder& b, const Scope& root, std::initializer_list<std::string_view> trained) {
+  const std::string prefix = root.path() + ".";
+  b.freeze_if([&](std::string_view name) {
+    const auto at = name.find(prefix);
+    if (at == std::string_view::npos) return false;
+    const std::string_view relative = name.substr(at + prefix.size());
+    return std::none_of(trained.begin(), trained.end(),
+                        [&](std::string_view marker) { return relative.find(marker) != std::string_view::npos; });
+  });
+}
+
 // timm.create_model(backbone, features_only=True, out_indices, in_chans, output_stride): DetrConfig fills
 // backbone_kwargs with out_indices (1, 2, 3, 4), in_chans = num_channels and, with dilation, output_stride 16.
 Backbone timm_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Scope& model) {
@@ -62,6 +77,7 @@ Backbone timm_backbone(const Config& c, GraphBuilder& b, std::int64_t image, con
   auto pixels = b.input({t.channels, image, image}, "pixels");
   const Scope root = model / "backbone" / "conv_encoder" / "model";
   const auto trunk = resnet::timm_trunk(b, pixels, t, root, resnet::Norm::Frozen);
+  if (name.find("resnet") != std::string::npos) freeze_like_reference(b, root, {"layer2", "layer3", "layer4"});
   Backbone out;
   for (auto i : indices) {
     out.maps.push_back(trunk.stages[static_cast<std::size_t>(i)]);
@@ -117,6 +133,7 @@ Backbone hf_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const
   auto pixels = b.input({cfg.channels, image, image}, "pixels");
   const Scope root = model / "backbone" / "conv_encoder" / "model";
   const auto trunk = resnet::hf_trunk(b, pixels, cfg, root, resnet::Norm::Frozen);
+  freeze_like_reference(b, root, {"stage.1", "stage.2", "stage.3"});  // only ResNet gets here
   Backbone out;
   for (auto i : indices) {
     out.maps.push_back(trunk.stages[i]);

@@ -45,14 +45,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const auto activation = s.activation;
   auto hook = moe::layer_hook(
       sparse_layers(c, s.layers, experts),
-      [base, shared](std::int64_t, const graph::Scope& layer) {
-        blocks::MoESpec m = base;
-        m.module = layer / "mlp";
-        m.router = m.module / "gate";
-        m.experts_module = m.module / "experts";
-        if (shared > 0) m.shared = m.module / "shared_experts";
-        return m;
-      },
+      moe::experts_under(base, "mlp", shared > 0 ? "shared_experts" : ""),
       [hidden, intermediate, activation, bias](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
                                                const graph::Scope& layer) {
         return moe::dense_mlp(gb, x, i, layer / "mlp", hidden, intermediate, activation, bias);
@@ -60,8 +53,12 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.mlp_override = [hook, experts](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
                                    const graph::Scope& layer) {
     auto out = hook(gb, x, i, layer);
-    if (gb.at(out).moe)
-      gb.parameter(out, (layer / "mlp" / "moe_statics")("e_score_correction_bias"), {1, experts});
+    if (gb.at(out).moe) {
+      // Ernie4_5_MoeStatics declares it with requires_grad=False: saved and loaded, never trained.
+      const std::string correction = (layer / "mlp" / "moe_statics")("e_score_correction_bias");
+      gb.parameter(out, correction, {1, experts});
+      gb.freeze_if([&correction](std::string_view name) { return name.ends_with(correction); });
+    }
     return out;
   };
   return decoder::build_decoder(in, b, s);

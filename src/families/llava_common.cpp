@@ -13,6 +13,14 @@ namespace neurarch::families::llava {
 using namespace blocks;
 using graph::NodeType;
 
+const nlohmann::json& clip_vit_l14_336() {
+  static const nlohmann::json tower = {
+      {"model_type", "clip_vision_model"}, {"intermediate_size", 4096}, {"hidden_size", 1024},
+      {"patch_size", 14},   {"image_size", 336},  {"num_hidden_layers", 24},
+      {"num_attention_heads", 16}, {"vocab_size", 32000}, {"projection_dim", 768}};
+  return tower;
+}
+
 Parts read_parts(const Config& c, const nlohmann::json& default_vision, std::string_view default_text_type) {
   Parts p{c.has("vision_config") ? clip::sub_config(c, "vision_config")
                                  : Config(default_vision, c.origin() + ": vision_config"),
@@ -237,6 +245,12 @@ std::int64_t max_crops_of(const Config& c) {
 }
 
 }  // namespace
+
+AnyresModel llava_next_defaults() {
+  return {.default_vision = clip_vit_l14_336(),
+          .default_text_type = "llama",
+          .default_pinpoints = {{336, 672}, {672, 336}, {672, 672}, {1008, 336}, {336, 1008}}};
+}
 
 Value build_anyres(const BuildInput& in, GraphBuilder& b, const AnyresModel& m) {
   const Config& c = in.config;

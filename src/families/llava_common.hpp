@@ -21,6 +21,10 @@ using blocks::GraphBuilder;
 using blocks::Scope;
 using blocks::Value;
 
+/// The vision tower LlavaConfig, VipLlavaConfig and LlavaNextConfig take when vision_config is absent:
+/// CLIP ViT-L/14 at 336 px.
+const nlohmann::json& clip_vit_l14_336();
+
 /// The sub-configs of a composite config and the families that build them.
 struct Parts {
   Config vision;
@@ -108,6 +112,10 @@ struct AnyresModel {
   bool read_max_crops = false;  ///< vision_aspect_ratio "anyres_max_N" (OneVision)
   Layout layout = Layout::Legacy;
 };
+
+/// LlavaNextConfig's defaults (LLaVA-NeXT-Video's config class inherits them): the CLIP tower, a Llama,
+/// five pinpoints up to 672 x 672.
+AnyresModel llava_next_defaults();
 
 /// The whole model: anyres crops through the tower, the two-layer projector, the re-tiled features with
 /// `image_newline`, scattered into the language model's prompt; `in.head` Base builds the 4.5x base model.

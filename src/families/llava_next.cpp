@@ -13,13 +13,7 @@ namespace {
 using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
-  static const llava::AnyresModel model{
-      .default_vision = {{"model_type", "clip_vision_model"}, {"intermediate_size", 4096}, {"hidden_size", 1024},
-                         {"patch_size", 14}, {"image_size", 336}, {"num_hidden_layers", 24},
-                         {"num_attention_heads", 16}, {"vocab_size", 32000}, {"projection_dim", 768}},
-      .default_text_type = "llama",
-      .default_pinpoints = {{336, 672}, {672, 336}, {672, 672}, {1008, 336}, {336, 1008}},
-  };
+  static const llava::AnyresModel model = llava::llava_next_defaults();
   return llava::build_anyres(in, b, model);
 }
 

@@ -33,6 +33,18 @@ graph::Value dense_mlp(graph::GraphBuilder& b, const graph::Value& x, std::int64
 
 std::string node_name(std::int64_t layer) { return fmt::format("MoE_{}", layer); }
 
+SpecForLayer experts_under(blocks::MoESpec base, std::string module, std::string shared) {
+  return [base = std::move(base), module = std::move(module), shared = std::move(shared)](std::int64_t,
+                                                                                          const graph::Scope& layer) {
+    blocks::MoESpec m = base;
+    m.module = layer / module;
+    m.router = m.module / "gate";
+    m.experts_module = m.module / "experts";
+    if (!shared.empty()) m.shared = m.module / shared;
+    return m;
+  };
+}
+
 decltype(decoder::DecoderSpec::mlp_override) layer_hook(std::vector<bool> sparse, SpecForLayer make,
                                                         DenseForLayer dense) {
   return [sparse = std::move(sparse), make = std::move(make), dense = std::move(dense)](

@@ -28,6 +28,10 @@ std::string node_name(std::int64_t layer);
 using SpecForLayer = std::function<blocks::MoESpec(std::int64_t, const graph::Scope&)>;
 using DenseForLayer =
     std::function<graph::Value(graph::GraphBuilder&, const graph::Value&, std::int64_t, const graph::Scope&)>;
+/// The experts most families declare: `base` under `<layer>.<module>`, router `gate`, experts `experts`, and
+/// the shared expert under `shared` when it is not empty.
+SpecForLayer experts_under(blocks::MoESpec base, std::string module = "mlp", std::string shared = "");
+
 decltype(decoder::DecoderSpec::mlp_override) layer_hook(std::vector<bool> sparse, SpecForLayer make,
                                                         DenseForLayer dense = {});
 

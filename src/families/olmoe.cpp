@@ -21,13 +21,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const blocks::MoESpec base{.hidden = s.hidden, .intermediate = s.intermediate,
                              .experts = c.integer({"num_experts"}, 64), .top_k = c.integer({"num_experts_per_tok"}, 8),
                              .activation = s.activation};
-  s.mlp_override = moe::layer_hook({}, [base](std::int64_t, const graph::Scope& layer) {
-    blocks::MoESpec m = base;
-    m.module = layer / "mlp";
-    m.router = m.module / "gate";
-    m.experts_module = m.module / "experts";
-    return m;
-  });
+  s.mlp_override = moe::layer_hook({}, moe::experts_under(base));
   return decoder::build_decoder(in, b, s);
 }
 

@@ -24,13 +24,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                              .experts = c.integer({"num_local_experts"}, 16),
                              .top_k = c.integer({"num_experts_per_tok"}, 2), .activation = s.activation,
                              .gate = "w1", .up = "w3", .down = "w2"};
-  s.mlp_override = moe::layer_hook({}, [base](std::int64_t, const graph::Scope& layer) {
-    blocks::MoESpec m = base;
-    m.module = layer / "block_sparse_moe";
-    m.router = m.module / "gate";
-    m.experts_module = m.module / "experts";
-    return m;
-  });
+  s.mlp_override = moe::layer_hook({}, moe::experts_under(base, "block_sparse_moe"));
   return decoder::build_decoder(in, b, s);
 }
 

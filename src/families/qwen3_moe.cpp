@@ -27,13 +27,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const auto activation = s.activation;
   s.mlp_override = moe::layer_hook(
       moe::sparse_layers_by_step(c, s.layers, experts),
-      [base](std::int64_t, const graph::Scope& layer) {
-        blocks::MoESpec m = base;
-        m.module = layer / "mlp";
-        m.router = m.module / "gate";
-        m.experts_module = m.module / "experts";
-        return m;
-      },
+      moe::experts_under(base),
       [hidden, intermediate, activation](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
                                          const graph::Scope& layer) {
         return moe::dense_mlp(gb, x, i, layer / "mlp", hidden, intermediate, activation);

@@ -10,16 +10,9 @@ namespace {
 
 using namespace blocks;
 
-// VipLlavaConfig's vision tower when vision_config is absent: CLIP ViT-L/14 at 336 px.
-nlohmann::json default_vision_config() {
-  return {{"model_type", "clip_vision_model"}, {"intermediate_size", 4096}, {"hidden_size", 1024},
-          {"patch_size", 14},   {"image_size", 336},  {"num_hidden_layers", 24},
-          {"num_attention_heads", 16}, {"vocab_size", 32000}, {"projection_dim", 768}};
-}
-
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const llava::Parts p = llava::read_parts(c, default_vision_config(), "llama");
+  const llava::Parts p = llava::read_parts(c, llava::clip_vit_l14_336(), "llama");
   const auto layers = llava::feature_layers(c, "vision_feature_layers", {-2, -5, -8, -11, 6});
   const auto f = llava::vision_features(in, b, c, p, layers, true, 1);
   const std::int64_t text_hidden = p.text.dim({"hidden_size"}, 4096);

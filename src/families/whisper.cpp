@@ -63,9 +63,11 @@ class Builder {
     x = conv1d(b_, x, "Conv2",
                {.module = stack / "conv2", .in_channels = d_.d_model, .out_channels = d_.d_model, .kernel = 3,
                 .stride = 2, .padding = 1, .activation = "gelu"});
-    // The sinusoid is added whole (not looked up), and frozen.
+    // The sinusoid is added whole (not looked up), and frozen: WhisperEncoder calls
+    // embed_positions.requires_grad_(False).
     x = learned_positions(b_, x, "Sinusoidal_Position_Embedding", stack / "embed_positions", d_.source_positions,
                           d_.d_model);
+    b_.freeze(x);
     b_.at(x).dropout = d_.dropout;
     for (std::int64_t i = 0; i < d_.encoder_layers; ++i) {
       b_.set_block(static_cast<int>(i));

@@ -116,6 +116,18 @@ void GraphBuilder::buffer(const Value& owner, std::string name, Shape shape, DTy
   graph_.tensors.push_back(std::move(t));
 }
 
+void GraphBuilder::freeze(const Value& owner) {
+  for (int t : at(owner).tensors) {
+    auto& spec = graph_.tensors[static_cast<std::size_t>(t)];
+    if (spec.kind == TensorKind::Parameter) spec.frozen = true;
+  }
+}
+
+void GraphBuilder::freeze_if(const std::function<bool(std::string_view name)>& frozen) {
+  for (auto& spec : graph_.tensors)
+    if (spec.kind == TensorKind::Parameter && frozen(spec.name)) spec.frozen = true;
+}
+
 void GraphBuilder::tied(const Value& owner, std::string name, Shape shape, std::string target) {
   TensorSpec t{nested(std::move(name)), std::move(shape), param_dtype_, TensorKind::Parameter, owner.node,
                nested(std::move(target))};

@@ -1,6 +1,7 @@
 #pragma once
 // Builds a Graph: every call that creates a node also declares the tensors it owns, so the
 // tensor table and the layer graph cannot disagree.
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -59,6 +60,10 @@ class GraphBuilder {
 
   void parameter(const Value& owner, std::string name, Shape shape);
   void buffer(const Value& owner, std::string name, Shape shape, DType dtype);
+  /// Marks the parameters `owner` has declared so far as frozen (requires_grad False in the reference).
+  void freeze(const Value& owner);
+  /// Marks every parameter declared so far whose full state-dict name `frozen` accepts.
+  void freeze_if(const std::function<bool(std::string_view name)>& frozen);
   /// A parameter that aliases `target` (tied embeddings): used by the node, not saved.
   void tied(const Value& owner, std::string name, Shape shape, std::string target);
   /// Records the first reason the graph cannot run; later failures are consequences.

@@ -40,6 +40,13 @@ std::int64_t Graph::parameter_count() const {
   return total;
 }
 
+std::int64_t Graph::frozen_parameter_count() const {
+  std::int64_t total = 0;
+  for (const auto& t : tensors)
+    if (t.saved() && t.kind == TensorKind::Parameter && t.frozen) total += t.scalars();
+  return total;
+}
+
 std::int64_t Graph::active_parameter_count() const {
   std::int64_t skipped = 0;
   for (const auto& n : nodes) {

@@ -60,6 +60,9 @@ struct TensorSpec {
   TensorKind kind = TensorKind::Parameter;
   int node = -1;        ///< owning node
   std::string tied_to;  ///< non-empty: an alias of that tensor, which save_pretrained drops
+  /// requires_grad is off in the reference (DETR's stem, Whisper's sinusoid): saved and counted, but no
+  /// gradient, optimizer state or autocast cache.
+  bool frozen = false;
   std::int64_t scalars() const;
   bool saved() const { return tied_to.empty(); }
 };
@@ -140,6 +143,10 @@ struct ConvAttrs {
   std::int64_t groups = 1;
   std::int64_t in_len = 0;
   std::int64_t out_len = 0;
+  /// LFM2's gated short convolution: the input node's output holds B, C and x; the convolution reads
+  /// B * x, and its output, cut to out_len, is scaled by C. The two products keep that whole output and
+  /// the convolution's uncut output for backward.
+  bool gated = false;
 };
 
 /// One input of the model: the main one (Graph::input_shape) or a further one (decoder tokens).
@@ -215,8 +222,10 @@ struct Graph {
 
   /// Scalars save_pretrained writes (parameters + persistent buffers, tied aliases once).
   std::int64_t saved_scalars() const;
-  /// Unique trainable parameters (tied aliases once, buffers excluded).
+  /// Unique parameters (tied aliases once, buffers excluded), frozen ones included.
   std::int64_t parameter_count() const;
+  /// The part of parameter_count() the reference freezes (requires_grad False).
+  std::int64_t frozen_parameter_count() const;
   /// Parameters one token runs through: the total less the routed experts each token skips
   /// (all experts are still held in memory; only compute and activations follow the routing).
   std::int64_t active_parameter_count() const;

@@ -69,6 +69,12 @@ bool scales_init_by_depth(std::string_view model_type) {
   return contains(scaled, model_type);
 }
 
+bool inits_by_fan_in(std::string_view model_type) {
+  // T5PreTrainedModel._init_weights and the families that copy it.
+  static const std::vector<std::string_view> fan_in{"t5", "mt5", "umt5", "longt5", "switch_transformers"};
+  return contains(fan_in, model_type);
+}
+
 const std::vector<std::string_view>& activation_names() {
   static const std::vector<std::string_view> names{
       "gelu",   "gelu_10",   "gelu_fast", "gelu_new", "gelu_python", "gelu_pytorch_tanh", "gelu_accurate",

@@ -30,6 +30,9 @@ bool is_moe(std::string_view model_type);
 
 /// Families whose _init_weights scales residual output projections by depth.
 bool scales_init_by_depth(std::string_view model_type);
+/// Families whose init sets each projection's std from its fan-in (T5: d_model^-0.5, d_ff^-0.5), not one
+/// initializer_range for all.
+bool inits_by_fan_in(std::string_view model_type);
 
 /// transformers.activations.ACT2FN keys (4.47 plus later additions): an activation name outside
 /// this list raises KeyError when the model is constructed.

@@ -3,6 +3,9 @@
 // disagree with the head they size.
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -19,11 +22,49 @@ namespace {
 
 bool is_norm(NodeType t) { return t == NodeType::LayerNorm || t == NodeType::RMSNorm; }
 
-// Pre-norm: the first node of the first block normalises its input before the sublayer.
-bool pre_norm(const Context& c) {
-  for (const auto& n : c.graph().nodes)
-    if (n.block == 0) return is_norm(n.type);
-  return false;
+// One residual stream: the blocks under one module list ("model.layers", "encoder.block",
+// "vision_tower.vision_model.encoder.layers"). Composite and encoder-decoder models have several, each
+// as deep as its own blocks; pre-norm when its first block normalises before the first sublayer.
+struct ResidualStream {
+  std::string modules;
+  std::int64_t depth = 0;
+  bool pre_norm = false;
+};
+
+// "model.layers.3.self_attn" -> "model.layers": the path up to the first all-digit component.
+std::string module_list(const std::string& path) {
+  std::size_t start = 0;
+  while (start < path.size()) {
+    const std::size_t end = std::min(path.find('.', start), path.size());
+    if (end > start && std::all_of(path.begin() + static_cast<std::ptrdiff_t>(start),
+                                   path.begin() + static_cast<std::ptrdiff_t>(end),
+                                   [](char ch) { return ch >= '0' && ch <= '9'; }))
+      return path.substr(0, start == 0 ? 0 : start - 1);
+    start = end + 1;
+  }
+  return path;
+}
+
+std::vector<ResidualStream> residual_streams(const Context& c) {
+  // Per block: whether its first node is a norm, and the module list of its first node with a path
+  // (residual adds have none).
+  std::map<int, std::pair<bool, std::string>> blocks;
+  for (const auto& n : c.graph().nodes) {
+    if (n.block < 0) continue;
+    auto& [starts_with_norm, modules] = blocks.try_emplace(n.block, is_norm(n.type), std::string()).first->second;
+    if (modules.empty() && !n.path.empty()) modules = module_list(n.path);
+  }
+  std::vector<ResidualStream> streams;
+  for (const auto& entry : blocks) {
+    const auto& [starts_with_norm, modules] = entry.second;
+    auto it = std::find_if(streams.begin(), streams.end(), [&](const ResidualStream& s) { return s.modules == modules; });
+    if (it == streams.end()) {
+      streams.push_back({modules, 0, starts_with_norm});
+      it = streams.end() - 1;
+    }
+    ++it->depth;
+  }
+  return streams;
 }
 
 // Positions a RoPE model covers: max_position_embeddings, times the factor of a scaling block that
@@ -115,11 +156,15 @@ Hits dropout_with_lora(const Context& c) {
 }
 
 Hits depth_scaled_init(const Context& c) {
-  const std::int64_t layers = c.layers();
-  if (layers < limits::kDeepStackLayers || !pre_norm(c) || facts::scales_init_by_depth(c.model_type())) return {};
+  if (facts::scales_init_by_depth(c.model_type()) || facts::inits_by_fan_in(c.model_type())) return {};
   // Layer scale (DINOv2, CaiT) shrinks every residual branch at init, which serves the same purpose.
   if (c.first({NodeType::LayerScale})) return {};
-  const double range = c.number("initializer_range").value_or(0.02);
+  // The deepest pre-norm stream: variance grows along one stream, not across a model's towers or stacks.
+  std::int64_t layers = 0;
+  for (const auto& s : residual_streams(c))
+    if (s.pre_norm) layers = std::max(layers, s.depth);
+  if (layers < limits::kDeepStackLayers) return {};
+  const double range = c.number("initializer_range").value_or(c.number("init_std").value_or(0.02));
   return {{"",
            fmt::format("{} pre-norm residual layers, and {}'s init gives every residual output projection the same "
                        "std (initializer_range {:g}): trained from scratch, the residual stream's variance grows "

@@ -28,7 +28,7 @@ struct Precision {
 class Builder {
  public:
   Builder(const graph::Graph& g, const Setup& s, const std::vector<WeightRole>& roles)
-      : g_(g), s_(s), roles_(roles), out_bytes_(g.nodes.size(), 4), needs_grad_(g.nodes.size(), false),
+      : g_(g), s_(s), roles_(roles), out_bytes_(g.nodes.size(), 4), recorded_(recorded_by_autograd(g)),
         origin_(g.nodes.size()) {
     bool full = s.mode == Mode::Full;
     p_.autocast = s.autocast_bf16;
@@ -52,9 +52,7 @@ class Builder {
     for (int t : n.tensors) {
       const auto& r = roles_[static_cast<std::size_t>(t)];
       if (!r.matmul) continue;
-      // Under LoRA a classifier head is trained in full (PEFT's modules_to_save); an LM head is frozen.
-      bool trainable_weight = s_.mode == Mode::Full || n.type == NodeType::Classifier;
-      out.push_back(trainable_weight || r.lora_target);
+      out.push_back(r.trained || r.lora_target);
     }
     return out;
   }
@@ -305,16 +303,9 @@ class Builder {
         break;
     }
     out_bytes_[static_cast<std::size_t>(n.index)] = out;
-    // A node keeps nothing when no input needs a gradient and it owns no parameter (pixels through a
-    // frozen batch norm): autograd records no graph there.
-    bool needs_grad = false;
-    for (int i : n.inputs) needs_grad = needs_grad || needs_grad_[static_cast<std::size_t>(i)];
-    for (int t : n.tensors) {
-      const auto& spec = g_.tensors[static_cast<std::size_t>(t)];
-      needs_grad = needs_grad || spec.kind == graph::TensorKind::Parameter;
-    }
-    needs_grad_[static_cast<std::size_t>(n.index)] = needs_grad;
-    if (!needs_grad) a.saved.clear();
+    // Autograd records no graph where no input needs a gradient and no parameter is trained (pixels
+    // through a frozen batch norm or a frozen stem).
+    if (!recorded_[static_cast<std::size_t>(n.index)]) a.saved.clear();
     if (lora_dropout_seen_ && !lora_note_) {
       notes_.push_back(fmt::format("LoRA dropout {:.2f} keeps a dropped copy and a mask of every adapted input",
                                    s_.lora_dropout));
@@ -433,6 +424,14 @@ class Builder {
   void conv1d(NodeActivations& a, const Node& n, int in_bytes) {
     const auto& cv = *n.conv;
     linear_inputs(a, n, 0, 1, cv.in_channels * cv.in_len, in_bytes, "convolution input");
+    if (cv.gated && !n.inputs.empty()) {
+      std::int64_t projected = 1;
+      for (auto d : g_.nodes[static_cast<std::size_t>(n.inputs.front())].out) projected *= d;
+      a.saved.push_back({"gate operands B, C, x (the projection output both products keep)", projected, in_bytes});
+      const std::int64_t uncut = (cv.in_len + 2 * cv.padding - cv.kernel) / std::max<std::int64_t>(cv.stride, 1) + 1;
+      a.saved.push_back({"convolution output before the cut (kept by the product with C)", cv.out_channels * uncut,
+                         p_.compute});
+    }
     activation(a, n.activation, cv.out_channels * cv.out_len);
     output_dropout(a, n);
   }
@@ -597,7 +596,7 @@ class Builder {
   const Setup& s_;
   const std::vector<WeightRole>& roles_;
   std::vector<int> out_bytes_;
-  std::vector<bool> needs_grad_;  ///< some input or own parameter requires a gradient
+  std::vector<bool> recorded_;  ///< per node: recorded_by_autograd
   std::vector<const graph::GraphInput*> origin_;
   Precision p_{};
   LogitsTerms logits_;

@@ -33,6 +33,7 @@ double optimizer_traffic(Optimizer o) {
 
 std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
   auto roles = weight_roles(g, s);
+  const auto recorded = recorded_by_autograd(g);
   const bool full = s.mode == Mode::Full;
   const double weight_read = full ? (s.autocast_bf16 ? 6.0 : 4.0) : (s.mode == Mode::QLoRA ? 4.5 : 2.0);
   const double act = s.autocast_bf16 ? 2.0 : 4.0;
@@ -67,8 +68,7 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
         positions *= static_cast<double>(n.moe->top_k) / static_cast<double>(n.moe->experts);
       double fwd = 2.0 * positions * elems;
       c.flops_forward += fwd;
-      bool trainable = full || n.type == graph::NodeType::Classifier;
-      c.flops_backward += trainable ? 2.0 * fwd : fwd;  // frozen weights: input gradient only
+      c.flops_backward += r.trained ? 2.0 * fwd : fwd;  // frozen weights: input gradient only
       c.weight_bytes += elems * weight_read;
       if (r.lora_target && !full) {
         double adapter = 2.0 * tokens * static_cast<double>(r.lora_parameters);
@@ -88,6 +88,7 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
         c.activation_bytes += per_token * static_cast<double>(a.heads * a.query_len * a.kv_len) * (4.0 + act) * 2.0;
     }
     if (s.grad_checkpointing && n.block >= 0) c.flops_backward += c.flops_forward;  // recomputation
+    if (!recorded[static_cast<std::size_t>(n.index)]) c.flops_backward = 0;  // upstream of every trained weight
   }
   return out;
 }

@@ -50,8 +50,9 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
   const auto opt = optimizer_bytes(s.optimizer);
 
   std::int64_t largest_matmul = 0;
-  // Autocast caches one bf16 cast per leaf tensor: a tied head casts the embedding once (its lookup
-  // reads fp32), and a weight shared by several layers (ALBERT) is cast once for all of them.
+  // Autocast caches one bf16 cast per leaf tensor that requires grad: a tied head casts the embedding
+  // once (its lookup reads fp32), and a weight shared by several layers (ALBERT) is cast once for all of
+  // them. A frozen weight's cast is not cached.
   std::set<std::string_view> cast_once;
   // A weight used by several nodes gets its gradient at the first backward that reaches it: the
   // last node using it (a tied head, a shared layer group's last application).
@@ -65,7 +66,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
     const auto& t = g.tensors[i];
     const auto& r = roles[i];
     const std::size_t node = static_cast<std::size_t>(t.node);
-    if (r.matmul && s.autocast_bf16 && full && cast_once.insert(t.saved() ? t.name : t.tied_to).second) {
+    if (r.matmul && s.autocast_bf16 && full && !t.frozen && cast_once.insert(t.saved() ? t.name : t.tied_to).second) {
       std::int64_t copy = allocator_rounded(elements(t) * 2, rt);
       static_.autocast_copies += copy;
       node_copies_[node] += copy;
@@ -81,7 +82,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
     std::int64_t trainable_here = 0;
     if (full) {
       static_.parameters += allocator_rounded(n * 4, rt);
-      trainable_here = n;
+      trainable_here = r.trained ? n : 0;
     } else {
       bool quantized = s.mode == Mode::QLoRA && r.matmul && !r.head && t.shape.size() == 2;
       static_.parameters += allocator_rounded(
@@ -96,7 +97,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
         }
         trainable_here = r.lora_parameters;
       }
-      if (r.head && g.nodes[node].type == graph::NodeType::Classifier) {
+      if (r.trained) {
         static_.parameters += allocator_rounded(n * 4, rt);  // PEFT's trainable copy (modules_to_save)
         trainable_here = n;
       }

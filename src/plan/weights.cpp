@@ -58,6 +58,8 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
                       expert_matrix);
     r.matmul = is_weight && uses_matmul(node.type);
     r.head = node.type == NodeType::LMHead || node.type == NodeType::Classifier;
+    r.trained = t.kind == graph::TensorKind::Parameter && !t.frozen &&
+                (s.mode == Mode::Full || node.type == NodeType::Classifier);
     // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions are left alone.
     // Only nn.Linear modules (a `.weight` of rank 2) are adapted: not stacked or bare parameters (expert
     // matrices, nn.MultiheadAttention's in_proj_weight, Gemma 3's mm_input_projection_weight).
@@ -68,6 +70,20 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     if (r.lora_target) r.lora_parameters = s.lora_rank * (t.shape[0] + t.shape[1]);
   }
   return roles;
+}
+
+std::vector<bool> recorded_by_autograd(const graph::Graph& g) {
+  std::vector<bool> recorded(g.nodes.size(), false);
+  for (const auto& n : g.nodes) {
+    bool r = false;
+    for (int i : n.inputs) r = r || recorded[static_cast<std::size_t>(i)];
+    for (int t : n.tensors) {
+      const auto& spec = g.tensors[static_cast<std::size_t>(t)];
+      r = r || (spec.kind == graph::TensorKind::Parameter && !spec.frozen);
+    }
+    recorded[static_cast<std::size_t>(n.index)] = r;
+  }
+  return recorded;
 }
 
 }  // namespace neurarch::plan

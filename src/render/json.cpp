@@ -39,7 +39,8 @@ Json summary_json(const report::Report& r) {
   out["layer_count"] = g.layer_count();
 
   Json params = {{"derived", r.derived_scalars()},
-                 {"trainable", g.parameter_count()},
+                 {"trainable", g.parameter_count() - g.frozen_parameter_count()},
+                 {"frozen", g.frozen_parameter_count()},
                  {"active_parameters", g.active_parameter_count()},
                  {"checkpoint", nullptr},
                  {"delta", nullptr},
@@ -127,6 +128,7 @@ Json tensors_json(const graph::Graph& g) {
                 {"kind", t.kind == graph::TensorKind::Buffer ? "buffer" : "parameter"},
                 {"layer", g.nodes[static_cast<std::size_t>(t.node)].name}};
     if (!t.saved()) row["tied_to"] = t.tied_to;
+    if (t.frozen) row["frozen"] = true;
     tensors.push_back(std::move(row));
   }
   return tensors;
@@ -207,6 +209,7 @@ void write_tensors(fmt::memory_buffer& out, const graph::Graph& g) {
       fmt::format_to(it, ", \"tied_to\": ");
       quoted(out, t.tied_to);
     }
+    if (t.frozen) fmt::format_to(it, ", \"frozen\": true");
     out.push_back('}');
   }
   fmt::format_to(it, "\n  ]");

@@ -58,8 +58,8 @@ std::string markdown(const report::Report& r) {
   out += fmt::format("\n<details><summary>All {} tensors</summary>\n\n| Tensor | Shape | DType |\n|---|---|---|\n",
                      g.tensors.size());
   for (const auto& t : g.tensors)
-    out += fmt::format("| `{}`{} | {} | {} |\n", t.name, t.saved() ? "" : " (tied to `" + t.tied_to + "`)",
-                       shape_text(t.shape), dtype_name(t.dtype));
+    out += fmt::format("| `{}`{}{} | {} | {} |\n", t.name, t.saved() ? "" : " (tied to `" + t.tied_to + "`)",
+                       t.frozen ? " (frozen)" : "", shape_text(t.shape), dtype_name(t.dtype));
   out += "\n</details>\n";
   return out;
 }

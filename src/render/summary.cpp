@@ -32,6 +32,10 @@ std::vector<std::string> summary_lines(const report::Report& r) {
     params += " · no checkpoint read";
   }
   lines.push_back(params);
+  if (const auto frozen = g.frozen_parameter_count(); frozen > 0)
+    lines.push_back(fmt::format("Frozen by the reference (requires_grad False): {} of them; no gradient or optimizer "
+                                "state",
+                                thousands(frozen)));
   if (g.has_experts()) {
     const graph::MoEAttrs* first = nullptr;
     int moe_layers = 0;

@@ -108,7 +108,8 @@ std::string text(const report::Report& r, const TextOptions& options) {
     out += "\n";
     Table tensors{{"Tensor", "Shape", "DType", "Layer"}, {false, false, false, false}, {}};
     for (const auto& t : g.tensors)
-      tensors.rows.push_back({t.saved() ? t.name : t.name + " (tied to " + t.tied_to + ")", shape_text(t.shape),
+      tensors.rows.push_back({(t.saved() ? t.name : t.name + " (tied to " + t.tied_to + ")") + (t.frozen ? " (frozen)" : ""),
+                              shape_text(t.shape),
                               std::string(dtype_name(t.dtype)), g.nodes[static_cast<std::size_t>(t.node)].name});
     out += tensors.render();
   }

@@ -43,12 +43,51 @@ TEST(DetrFamily, FrozenBatchNormsTrainNothingAndKeepNoStatistics) {
   plan::MemoryModel memory(g, plan::Setup{}, plan::default_runtime());
   // 53 frozen batch norms hold 106,240 buffer scalars: stored, never trained.
   EXPECT_EQ(g.saved_scalars() - g.parameter_count(), 106'240);
-  EXPECT_EQ(memory.trainable_parameters(), g.parameter_count());
+  EXPECT_EQ(memory.trainable_parameters(), g.parameter_count() - g.frozen_parameter_count());
   // layer4's last frozen batch norm keeps only the fp32 product its ReLU reads, no input or batch statistics.
   const auto* bn = node(g, "BatchNorm_15_2");
   ASSERT_NE(bn, nullptr);
   std::int64_t kept = memory.activations().nodes.at(static_cast<std::size_t>(bn->index)).bytes_per_sample();
   EXPECT_EQ(kept, 512 * 25 * 25 * 4);
+}
+
+TEST(DetrFamily, TimmStemAndLayer1AreFrozenLikeTheReference) {
+  // DetrConvEncoder: requires_grad_(False) on every backbone parameter whose name lacks layer2/3/4.
+  auto m = build({{"model_type", "detr"}});
+  const auto& g = m.graph;
+  EXPECT_TRUE(g.find_tensor("backbone.conv_encoder.model.conv1.weight")->frozen);
+  EXPECT_TRUE(g.find_tensor("backbone.conv_encoder.model.layer1.0.downsample.0.weight")->frozen);
+  EXPECT_TRUE(g.find_tensor("backbone.conv_encoder.model.layer1.2.conv3.weight")->frozen);
+  EXPECT_FALSE(g.find_tensor("backbone.conv_encoder.model.layer2.0.conv1.weight")->frozen);
+  EXPECT_FALSE(g.find_tensor("input_projection.weight")->frozen);
+  // Stem 64 x 3 x 7 x 7; layer1: 64->64->64->256 bottlenecks (the first with a 64->256 downsample).
+  const std::int64_t layer1 = (4096 + 36864 + 16384 + 16384) + 2 * (16384 + 36864 + 16384);
+  EXPECT_EQ(g.frozen_parameter_count(), 9408 + layer1);
+  plan::MemoryModel memory(g, plan::Setup{}, plan::default_runtime());
+  EXPECT_EQ(memory.trainable_parameters(), g.parameter_count() - 9408 - layer1);
+  // Nothing upstream of layer2's first convolution is recorded by autograd; that convolution keeps its input.
+  const auto& acts = memory.activations().nodes;
+  const auto kept = [&](const std::string& tensor) {
+    return acts.at(static_cast<std::size_t>(g.find_tensor(tensor)->node)).bytes_per_sample();
+  };
+  EXPECT_EQ(kept("backbone.conv_encoder.model.conv1.weight"), 0);
+  EXPECT_EQ(kept("backbone.conv_encoder.model.layer1.2.conv3.weight"), 0);
+  EXPECT_EQ(kept("backbone.conv_encoder.model.layer2.0.conv1.weight"), 256 * 200 * 200 * 2);
+}
+
+TEST(DetrFamily, HuggingFaceResNetBackboneIsFrozenWhole) {
+  // ResNetBackbone names its stages "encoder.stages.N", never the "stage.N" the reference spares.
+  auto m = build({{"model_type", "detr"}, {"use_timm_backbone", false}, {"backbone", nullptr},
+                  {"backbone_kwargs", nullptr}});
+  const auto& g = m.graph;
+  std::int64_t backbone = 0;
+  for (const auto& t : g.tensors)
+    if (t.kind == graph::TensorKind::Parameter && t.name.starts_with("backbone.conv_encoder.model.")) {
+      EXPECT_TRUE(t.frozen) << t.name;
+      backbone += t.scalars();
+    }
+  EXPECT_GT(backbone, 20'000'000);
+  EXPECT_EQ(g.frozen_parameter_count(), backbone);
 }
 
 TEST(DetrFamily, ObjectDetectionHeads) {

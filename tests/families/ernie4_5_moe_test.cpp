@@ -17,3 +17,19 @@ TEST(Ernie45MoeParameters, DefaultsAreTwentyOneBWithThreeBActive) {
             (neurarch::graph::Shape{1, 64}));
   EXPECT_EQ(g.active_parameter_count(), 21'825'437'888 - 27LL * 58 * 3 * 1536 * 2560);
 }
+
+TEST(Ernie45MoeParameters, RouterCorrectionBiasIsAFrozenParameter) {
+  // Ernie4_5_MoeStatics: nn.Parameter(..., requires_grad=False): saved and counted, never trained.
+  auto g = neurarch::model::build_model(neurarch::Config::parse(
+      R"({"model_type": "ernie4_5_moe", "num_hidden_layers": 3, "hidden_size": 64, "intermediate_size": 128,
+          "moe_intermediate_size": 32, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100,
+          "moe_num_experts": 8, "moe_k": 2})",
+      "config.json")).graph;
+  ASSERT_TRUE(g.forward.ok) << g.forward.reason;
+  const auto* bias = g.find_tensor("layers.2.mlp.moe_statics.e_score_correction_bias");
+  ASSERT_NE(bias, nullptr);
+  EXPECT_TRUE(bias->frozen);
+  EXPECT_EQ(bias->kind, neurarch::graph::TensorKind::Parameter);
+  EXPECT_FALSE(g.find_tensor("layers.2.mlp.gate.weight")->frozen);
+  EXPECT_EQ(g.frozen_parameter_count(), 2 * 8);  // layers 1 and 2 route; layer 0 is dense
+}

@@ -4,6 +4,7 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
+#include "plan/memory.hpp"
 #include "support/groundtruth.hpp"
 
 using namespace neurarch;
@@ -36,4 +37,18 @@ TEST(Lfm2Graph, HybridConvAndAttentionLayersOfLfm2_1_2B) {
   ASSERT_TRUE(conv && conv->conv);
   EXPECT_EQ(conv->out, (graph::Shape{2048, 2048}));  // causal: as long as the input
   EXPECT_EQ(conv->conv->groups, 2048);
+
+  // Lfm2ShortConv: B * x and C * conv_out keep in_proj's whole output (B, C, x are views of it) and the
+  // convolution's output before it is cut to the sequence (2048 + conv_L_cache - 1 rows); bf16 under autocast.
+  plan::MemoryModel memory(g, plan::Setup{}, plan::default_runtime());
+  const auto& saved = memory.activations().nodes.at(static_cast<std::size_t>(conv->index)).saved;
+  std::int64_t input = 0, operands = 0, uncut = 0;
+  for (const auto& t : saved) {
+    if (t.what.starts_with("convolution input")) input = t.bytes(1);
+    if (t.what.starts_with("gate operands")) operands = t.bytes(1);
+    if (t.what.starts_with("convolution output before the cut")) uncut = t.bytes(1);
+  }
+  EXPECT_EQ(input, 2048 * 2048 * 2);
+  EXPECT_EQ(operands, 2048 * 6144 * 2);
+  EXPECT_EQ(uncut, (2048 + 2) * 2048 * 2);
 }

@@ -64,3 +64,12 @@ TEST(WhisperGraph, OtherFrameCountsAndLongTargetsCannotRun) {
   ASSERT_FALSE(g.forward.ok);
   EXPECT_EQ(g.nodes.at(static_cast<std::size_t>(g.forward.node)).name, "Decoder_Position_Embedding");
 }
+
+TEST(WhisperGraph, EncoderSinusoidIsFrozenLikeTheReference) {
+  // WhisperEncoder calls embed_positions.requires_grad_(False); the decoder's learned table trains.
+  auto g = build("WhisperForConditionalGeneration");
+  EXPECT_TRUE(g.find_tensor("model.encoder.embed_positions.weight")->frozen);
+  EXPECT_FALSE(g.find_tensor("model.decoder.embed_positions.weight")->frozen);
+  EXPECT_FALSE(g.find_tensor("model.encoder.conv1.weight")->frozen);
+  EXPECT_EQ(g.frozen_parameter_count(), 50 * 32);
+}

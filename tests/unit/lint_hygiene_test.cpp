@@ -45,6 +45,17 @@ TEST(LintHygiene, DepthScaledInit) {
   EXPECT_FALSE(fires("depth-scaled-init", gpt2({{"n_layer", 24}})));           // GPT-2 scales c_proj by depth
   EXPECT_FALSE(fires("depth-scaled-init", dinov2({{"num_hidden_layers", 24}})));  // layer scale
   EXPECT_FALSE(fires("depth-scaled-init", bert({{"num_hidden_layers", 24}})));    // post-norm
+  // T5 sets each projection's std from its fan-in, not one initializer_range.
+  EXPECT_FALSE(fires("depth-scaled-init", {{"model_type", "t5"}, {"num_layers", 24}, {"d_model", 64}, {"d_ff", 128},
+                                           {"num_heads", 4}, {"d_kv", 16}, {"vocab_size", 100}}));
+  // Depth is counted per residual stream: a 12 + 12 pre-norm encoder-decoder has two 12-deep streams.
+  const json mbart = {{"model_type", "mbart"}, {"encoder_layers", 12}, {"decoder_layers", 12}, {"d_model", 64},
+                      {"encoder_attention_heads", 4}, {"decoder_attention_heads", 4}, {"encoder_ffn_dim", 128},
+                      {"decoder_ffn_dim", 128}, {"vocab_size", 100}, {"max_position_embeddings", 64}};
+  EXPECT_FALSE(fires("depth-scaled-init", mbart));
+  auto deep = of(lint(with(mbart, {{"decoder_layers", 30}})), "depth-scaled-init");
+  ASSERT_EQ(deep.size(), 1u);
+  EXPECT_NE(deep[0].message.find("30 pre-norm"), std::string::npos) << deep[0].message;
 }
 
 TEST(LintHygiene, UnreadDimensionKey) {
