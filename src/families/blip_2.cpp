@@ -36,7 +36,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                                   .text_ffn = qformer_config.flag({"use_qformer_text_input"}, false)});
   }
   auto features = dense(b, query_output, "Language_Projection", Scope("language_projection"), qformer_hidden,
-                        blip::language_width(text_config), true);
+                        blip::language_width(in, text_config), true);
   return blip::language_model(in, b, text_config, features);
 }
 

@@ -1,9 +1,12 @@
 #include "families/blip_common.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "blocks/seq2seq.hpp"
 #include "core/error.hpp"
+#include "families/multimodal_common.hpp"
 #include "families/vit_common.hpp"
 
 namespace neurarch::families::blip {
@@ -101,13 +104,15 @@ std::int64_t rows_of(const Value& v) { return v.shape.size() >= 2 ? v.shape[v.sh
 // output.dense, dropout, residual, output.LayerNorm.
 Value qformer_attention(GraphBuilder& b, const Value& x, const std::optional<Value>& memory, std::int64_t width,
                         const Scope& module, const QFormerDims& d, const std::string& name, const std::string& add_name,
-                        const std::string& norm_name) {
+                        const std::string& norm_name, const std::optional<Value>& joined = std::nullopt) {
   const Scope attn = module / "attention";
   AttentionSpec spec{.hidden = d.hidden, .heads = d.heads, .module = module, .q = attn / "query", .k = attn / "key",
                      .v = attn / "value", .o = module / "output" / "dense", .dropout = d.attention_dropout,
                      .output_dropout = d.hidden_dropout};
   auto a = memory ? cross_attention(b, x, *memory, name, spec, width) : attention(b, x, name, spec);
   b.at(a).attention->sdpa = false;
+  // torch.cat of the queries' and the instruction's rows: both feed q, k and v.
+  if (joined) b.at(a).inputs.push_back(joined->node);
   if (d.relative) b.parameter(a, attn("distance_embedding.weight"), {2 * d.max_positions - 1, d.hidden / d.heads});
   return norm(b, add(b, a, x, add_name), norm_name, {module / "output" / "LayerNorm"});
 }
@@ -137,9 +142,26 @@ Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& f) {
   const std::int64_t layers = c.dim({"num_hidden_layers"}, 12);
   const std::int64_t frequency = c.dim({"cross_attention_frequency"}, 2);
 
+  const std::int64_t queries = rows_of(f.queries);
+  const std::int64_t text = f.instruction_tokens;
   Value x = f.queries;
-  x = norm(b, x, "Embedding_LayerNorm", {f.root / "layernorm"});
+  if (text > 0) {
+    // InstructBlipQFormerEmbeddings: word + absolute position embeddings of the instruction, joined after the
+    // queries, then one LayerNorm and dropout over both.
+    const Scope emb = f.root / "embeddings";
+    auto ids = b.input({text}, "tokens", "qformer_input_ids");
+    auto words = b.node(NodeType::Embedding, "Instruction_Embedding", {text, d.hidden}, {ids}, emb / "word_embeddings");
+    b.parameter(words, (emb / "word_embeddings")("weight"), {c.dim({"vocab_size"}, 30522), d.hidden});
+    auto positions = b.node(NodeType::LearnedPosEmbed, "Instruction_Position_Embedding", words.shape, {words},
+                            emb / "position_embeddings");
+    b.parameter(positions, (emb / "position_embeddings")("weight"), {d.max_positions, d.hidden});
+    x = norm(b, Value{x.node, {queries + text, d.hidden}}, "Embedding_LayerNorm", {emb / "layernorm"});
+    b.at(x).inputs.push_back(positions.node);
+  } else {
+    x = norm(b, x, "Embedding_LayerNorm", {f.root / "layernorm"});
+  }
   b.at(x).dropout = d.hidden_dropout;
+  std::optional<Value> instruction;  // the previous layer's instruction rows, joined to its query rows
 
   if (frequency <= 0) b.fail(x, fmt::format("cross_attention_frequency {} must be positive", frequency));
   const Scope layer_list = f.root / "encoder" / "layer";
@@ -154,7 +176,9 @@ Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& f) {
       return names;
     };
     auto [add1, norm1] = next();
-    x = qformer_attention(b, x, std::nullopt, d.hidden, l / "attention", d, n.attention(), add1, norm1);
+    const Value joined = qformer_attention(b, x, std::nullopt, d.hidden, l / "attention", d, n.attention(), add1,
+                                           norm1, instruction);
+    x = Value{joined.node, {queries, d.hidden}};
     if (frequency > 0 && i % frequency == 0) {
       auto [add2, norm2] = next();
       x = qformer_attention(b, x, f.image, f.encoder_width, l / "crossattention", d, fmt::format("Cross_Attention_{}", i),
@@ -162,7 +186,12 @@ Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& f) {
     }
     auto [add3, norm3] = next();
     x = qformer_ffn(b, x, l, "_query", d, fmt::format("Query_FFN_{}", i), add3, norm3);
-    if (f.text_ffn) {
+    if (text > 0) {
+      auto [add4, norm4] = next();
+      instruction = qformer_ffn(b, Value{joined.node, {text, d.hidden}}, l, "", d, fmt::format("Instruction_FFN_{}", i),
+                                add4, norm4);
+      x = Value{x.node, {queries + text, d.hidden}};
+    } else if (f.text_ffn) {
       // Stored for text input this forward does not have: on the layer's last node, which claims no compute.
       linear_tensors(b, x, l / "intermediate" / "dense", d.hidden, d.intermediate, true);
       linear_tensors(b, x, l / "output" / "dense", d.intermediate, d.hidden, true);
@@ -171,7 +200,7 @@ Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& f) {
     }
   }
   b.set_block(-1);
-  return x;
+  return Value{x.node, {queries, d.hidden}};
 }
 
 Value query_tokens(GraphBuilder& b, std::int64_t queries, std::int64_t hidden) {
@@ -180,27 +209,36 @@ Value query_tokens(GraphBuilder& b, std::int64_t queries, std::int64_t hidden) {
   return tokens;
 }
 
-std::int64_t language_width(const Config& text) {
+namespace {
+
+// AutoModelForCausalLM when text_config's family has a causal-LM class, else AutoModelForSeq2SeqLM.
+multimodal::LanguageModel pick_language_model(const Config& text) {
   const std::string type = text.text({"model_type"}, "opt");
-  // T5's config class spells the width d_model (512 by default); OPT's default is 768.
-  const bool t5_like = type == "t5" || type == "mt5" || type == "umt5";
-  return text.dim({"hidden_size", "d_model"}, t5_like ? 512 : 768);
+  multimodal::LanguageModel lm{find_family(type), nullptr};
+  if (lm.family) {
+    for (const auto& k : lm.family->classes)
+      if (k.head == Head::CausalLM) lm.cls = &k;
+    if (!lm.cls)
+      for (const auto& k : lm.family->classes)
+        if (k.head == Head::Seq2SeqLM && !lm.cls) lm.cls = &k;
+  }
+  if (!lm.cls)
+    throw Error(ErrorKind::Unsupported, text.origin() + ": key 'model_type'",
+                fmt::format("the language model '{}' is not a supported causal or sequence-to-sequence LM", type));
+  return lm;
+}
+
+}  // namespace
+
+std::int64_t language_width(const BuildInput& in, const Config& text) {
+  return multimodal::token_width(in, text, pick_language_model(text));
 }
 
 Value language_model(const BuildInput& in, GraphBuilder& b, const Config& text, const Value& features) {
   const std::string type = text.text({"model_type"}, "opt");
-  const Family* family = find_family(type);
-  const ClassDef* cls = nullptr;
-  if (family) {
-    for (const auto& k : family->classes)
-      if (k.head == Head::CausalLM) cls = &k;
-    if (!cls)
-      for (const auto& k : family->classes)
-        if (k.head == Head::Seq2SeqLM && !cls) cls = &k;
-  }
-  if (!cls)
-    throw Error(ErrorKind::Unsupported, text.origin() + ": key 'model_type'",
-                fmt::format("the language model '{}' is not a supported causal or sequence-to-sequence LM", type));
+  const multimodal::LanguageModel picked = pick_language_model(text);
+  const Family* family = picked.family;
+  const ClassDef* cls = picked.cls;
 
   const std::int64_t queries = rows_of(features);
   const auto* index = in.config.raw({"image_token_index"});

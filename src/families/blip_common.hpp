@@ -50,16 +50,22 @@ struct QFormerFeed {
   /// The layers hold a text FFN (intermediate / output) this forward does not run: BLIP-2's Q-Former with
   /// use_qformer_text_input.
   bool text_ffn = false;
+  /// InstructBLIP: the instruction's length in tokens (qformer_input_ids, at most the Q-Former's
+  /// max_position_embeddings: the caller clamps it), 0 for none. Its tokens are embedded
+  /// by the Q-Former's own word and position tables and joined after the queries: self-attention runs over
+  /// both, cross-attention and the query FFN over the queries, the text FFN over the instruction.
+  std::int64_t instruction_tokens = 0;
 };
 
-/// The Q-Former's layer stack from the Q-Former config `c`; returns the query tokens' last hidden state.
+/// The Q-Former's layer stack from the Q-Former config `c`; returns the query tokens' last hidden state
+/// ([queries, hidden], the first rows of the last layer's output when an instruction runs alongside).
 Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& feed);
 
 /// `query_tokens` [1, queries, hidden] at the model's root: a learned table the batch expands.
 Value query_tokens(GraphBuilder& b, std::int64_t queries, std::int64_t hidden);
 
-/// The width language_projection writes: text_config's hidden size (OPT's default when absent).
-std::int64_t language_width(const Config& text);
+/// The width language_projection writes: the token embedding of text_config's language model.
+std::int64_t language_width(const BuildInput& in, const Config& text);
 
 /// text_config's language model under `language_model` (AutoModelForCausalLM when its family has a causal-LM
 /// class, else AutoModelForSeq2SeqLM), built by its own family's code. The projected query outputs `features`

@@ -19,7 +19,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const bool drop_first = llava::drops_first_token(c, "default");
   const auto f = llava::vision_features(in, b, c, p, llava::feature_layers(c, "vision_feature_layer", {-2}),
                                         drop_first, 1);
-  const std::int64_t text_hidden = p.text.dim({"hidden_size"}, 4096);
+  const std::int64_t text_hidden = llava::text_width(in, p);
   auto x = llava::two_layer_projector(b, f.features, f, Scope("multi_modal_projector"), text_hidden,
                                       c.flag({"multimodal_projector_bias"}, true),
                                       c.text({"projector_hidden_act"}, "gelu"));

@@ -39,6 +39,10 @@ Parts read_parts(const Config& c, const nlohmann::json& default_vision, std::str
   return p;
 }
 
+std::int64_t text_width(const BuildInput& in, const Parts& p) {
+  return multimodal::token_width(in, p.text, {p.text_family, p.causal_lm});
+}
+
 std::vector<std::int64_t> feature_layers(const Config& c, std::string_view key, std::vector<std::int64_t> fallback) {
   const auto* v = c.raw({key});
   if (!v) return fallback;
@@ -264,7 +268,7 @@ Value build_anyres(const BuildInput& in, GraphBuilder& b, const AnyresModel& m) 
                           m.read_max_crops ? max_crops_of(c) : 0);
   const BuildInput tower_in{in.config, in.class_name, in.head, in.requested_seq, std::nullopt};
   const bool with_head = m.layout == Layout::Legacy || in.head != Head::Base;
-  const std::int64_t text_hidden = p.text.dim({"hidden_size"}, 4096);
+  const std::int64_t text_hidden = text_width(in, p);
 
   Value out;
   {

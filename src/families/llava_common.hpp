@@ -38,6 +38,10 @@ struct Parts {
 /// does not say); errors name the key when a tower or language model is not supported.
 Parts read_parts(const Config& c, const nlohmann::json& default_vision, std::string_view default_text_type);
 
+/// The language model's token width (its family's default when text_config leaves hidden_size out): what
+/// the projector writes.
+std::int64_t text_width(const BuildInput& in, const Parts& p);
+
 /// An int or a list of ints under `key` (vision_feature_layer, vision_feature_layers).
 std::vector<std::int64_t> feature_layers(const Config& c, std::string_view key, std::vector<std::int64_t> fallback);
 

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "families/llava_common.hpp"
+#include "families/multimodal_common.hpp"
 #include "families/pixtral_common.hpp"
 
 namespace neurarch::families {
@@ -31,17 +32,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
       {"num_attention_heads", 32}, {"num_key_value_heads", 8}, {"head_dim", 128}, {"max_position_embeddings", 131072},
       {"vocab_size", 131072}, {"rope_theta", 1e9}, {"sliding_window", nullptr}};
   llava::Parts p{sub_config_or(c, "vision_config", default_vision), sub_config_or(c, "text_config", default_text)};
-  const std::string text_type = p.text.text({"model_type"}, "mistral");
-  p.text_family = find_family(text_type);
-  if (p.text_family)
-    for (const auto& cls : p.text_family->classes)
-      if (cls.head == Head::CausalLM) p.causal_lm = &cls;
-  if (!p.causal_lm)
-    throw Error(ErrorKind::Unsupported, c.origin() + ": text_config: key 'model_type'",
-                fmt::format("the language model '{}' is not a supported causal LM", text_type));
+  const auto lm = multimodal::find_language_model(c, p.text.text({"model_type"}, "mistral"), Head::CausalLM,
+                                                 "Mistral 3");
+  p.text_family = lm.family;
+  p.causal_lm = lm.cls;
   const bool with_head = in.head != Head::Base;
   const std::int64_t merge = c.dim({"spatial_merge_size"}, 2);
-  const std::int64_t text_hidden = p.text.dim({"hidden_size"}, 5120);
+  const std::int64_t text_hidden = llava::text_width(in, p);
   const bool bias = c.flag({"multimodal_projector_bias"}, false);
 
   Value out;

@@ -26,6 +26,18 @@ Value build_language_model(const BuildInput& in, GraphBuilder& b, const Config& 
   return lm.family->build(sub, b);
 }
 
+std::int64_t token_width(const BuildInput& in, const Config& text_config, const LanguageModel& lm) {
+  GraphBuilder scratch;
+  lm.family->build(BuildInput{text_config, std::string(lm.cls->name), lm.cls->head, in.requested_seq,
+                              in.requested_image_size},
+                   scratch);
+  const graph::Node* embedding = prompt_embedding(scratch.graph());
+  if (!embedding || embedding->out.empty())
+    throw Error(ErrorKind::Unsupported, text_config.origin() + ": key 'model_type'",
+                "the language model embeds no input_ids a projector could write into");
+  return embedding->out.back();
+}
+
 const graph::Node* prompt_embedding(const graph::Graph& g) {
   const graph::GraphInput* ids = nullptr;
   for (const auto& input : g.inputs)

@@ -26,6 +26,10 @@ LanguageModel find_language_model(const Config& c, std::string_view text_type, H
 Value build_language_model(const BuildInput& in, GraphBuilder& b, const Config& text_config,
                            const LanguageModel& lm, const graph::Nest& nest);
 
+/// The width of `lm`'s token embedding as `text_config` builds it (the family's own default when the config
+/// leaves hidden_size out, as configs saved as a diff from the defaults do): what a projector must write.
+std::int64_t token_width(const BuildInput& in, const Config& text_config, const LanguageModel& lm);
+
 /// The language model's lookup of input_ids (the node image features are scattered into); null when the
 /// graph has no token input.
 const graph::Node* prompt_embedding(const graph::Graph& g);

@@ -129,6 +129,7 @@ const Family& mobilevit_family();
 const Family& blip_family();
 const Family& blip_2_family();
 const Family& blip_2_qformer_family();
+const Family& instructblip_family();
 //   (end of blip declarations)
 // detection transformers (declarations)
 const Family& conditional_detr_family();
@@ -320,6 +321,7 @@ const RegistryRow kRegistry[] = {
     {"blip",                   blip_family},
     {"blip-2",                 blip_2_family},
     {"blip_2_qformer",         blip_2_qformer_family},
+    {"instructblip",           instructblip_family},
     //   (end of blip rows)
     // detection transformers (rows)
     {"conditional_detr",       conditional_detr_family},

@@ -15,7 +15,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const llava::Parts p = llava::read_parts(c, llava::clip_vit_l14_336(), "llama");
   const auto layers = llava::feature_layers(c, "vision_feature_layers", {-2, -5, -8, -11, 6});
   const auto f = llava::vision_features(in, b, c, p, layers, true, 1);
-  const std::int64_t text_hidden = p.text.dim({"hidden_size"}, 4096);
+  const std::int64_t text_hidden = llava::text_width(in, p);
   const Scope projector("multi_modal_projector");
   auto x = norm(b, f.features, "Projector_LayerNorm", {projector / "projector_layernorm"});
   // The picked layers are concatenated before the norm, which reads them all.

@@ -61,6 +61,15 @@ TEST(Blip2Family, QueriesCrossAttendToTheImageAndFeedTheLanguageModel) {
   EXPECT_FALSE(g.notes.empty());  // no image_token_index: the queries go in front of input_ids
 }
 
+TEST(Blip2Family, ProjectionWidthIsTheLanguageModelsOwnDefault) {
+  // Published configs are saved as a diff from the defaults: a Vicuna text_config has no hidden_size, and
+  // LlamaConfig's 4096 is what language_projection writes.
+  auto m = build({{"model_type", "blip-2"}, {"text_config", {{"model_type", "llama"}, {"num_hidden_layers", 2}}}},
+                 "Blip2ForConditionalGeneration", 64);
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(m.graph.find_tensor("language_projection.weight")->shape, (graph::Shape{4096, 768}));
+}
+
 TEST(Blip2Family, PromptMustHoldTheQueries) {
   auto m = build({{"model_type", "blip-2"}, {"image_token_index", 50265}}, "", 16);
   EXPECT_FALSE(m.graph.forward.ok);

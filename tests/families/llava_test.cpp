@@ -90,6 +90,15 @@ TEST(LlavaFamily, OtherDecodersThroughTheRegistry) {
   EXPECT_THROW(build(config), Error);
 }
 
+TEST(LlavaFamily, ProjectorWritesTheLanguageModelsDefaultWidth) {
+  // A text_config saved as a diff from its defaults leaves hidden_size out: Gemma's default is 3072 wide.
+  auto config = small_llava();
+  config["text_config"] = {{"model_type", "gemma"}, {"num_hidden_layers", 1}, {"vocab_size", 1000}};
+  auto m = build(config, 64);
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(m.graph.find_tensor("multi_modal_projector.linear_2.weight")->shape, (graph::Shape{3072, 3072}));
+}
+
 TEST(LlavaFamily, SiglipVisionTower) {
   auto config = small_llava();
   config["vision_config"]["model_type"] = "siglip_vision_model";
