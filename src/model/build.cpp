@@ -1,5 +1,8 @@
 #include "model/build.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -10,6 +13,29 @@ namespace {
 const families::ClassDef* find_class(const families::Family& family, std::string_view name) {
   for (const auto& c : family.classes)
     if (c.name == name) return &c;
+  return nullptr;
+}
+
+bool same_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// Remote-code configs spell the class their own way (PhiMoEForCausalLM, MPTForCausalLM,
+// LlavaLlamaForCausalLM): the same name in another case is the same class; else the family's class with
+// the same head ("ForCausalLM") builds what the checkpoint holds. Null when neither exists.
+const families::ClassDef* find_class_like(const families::Family& family, std::string_view arch, bool& same_name) {
+  same_name = true;
+  for (const auto& c : family.classes)
+    if (same_ignoring_case(c.name, arch)) return &c;
+  same_name = false;
+  const auto head = arch.rfind("For");
+  if (head == std::string_view::npos) return nullptr;
+  const std::string_view suffix = arch.substr(head);
+  for (const auto& c : family.classes)
+    if (c.name.size() >= suffix.size() && same_ignoring_case(c.name.substr(c.name.size() - suffix.size()), suffix))
+      return &c;
   return nullptr;
 }
 
@@ -52,6 +78,11 @@ BuiltModel build_model(const Config& config, const BuildOptions& options) {
                               model_type, class_list(*family)));
   } else if (auto arch = config.first_architecture(); !arch.empty()) {
     cls = find_class(*family, arch);
+    bool same_name = false;
+    if (!cls && (cls = find_class_like(*family, arch, same_name)) && !same_name)
+      note = fmt::format("architectures[0] is '{}', which transformers does not define for '{}'; building {}, the class "
+                         "with the same head",
+                         arch, model_type, cls->name);
     if (!cls)
       note = fmt::format("architectures[0] is '{}', which neurarch does not build for '{}'; showing the base class {} "
                          "(available: {})",
