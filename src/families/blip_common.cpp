@@ -1,11 +1,13 @@
 #include "families/blip_common.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "blocks/seq2seq.hpp"
 #include "core/error.hpp"
+#include "families/clip_common.hpp"
 #include "families/multimodal_common.hpp"
 #include "families/vit_common.hpp"
 
@@ -29,7 +31,7 @@ void eager_only(GraphBuilder& b) {
 }  // namespace
 
 VisionTower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const VisionDefaults& defaults,
-                         const Scope& root) {
+                         const Scope& root, std::int64_t frames) {
   const std::int64_t hidden = c.dim({"hidden_size"}, defaults.hidden);
   const std::int64_t intermediate = c.dim({"intermediate_size"}, defaults.intermediate);
   const std::int64_t layers = c.dim({"num_hidden_layers"}, defaults.layers);
@@ -45,8 +47,20 @@ VisionTower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c,
 
   VisionTower t;
   t.hidden = hidden;
-  Value x = vit::pixel_stem(b, g, emb / "patch_embedding", hidden, 1);
-  t.input = Value{b.at(x).inputs.front(), {g.channels, g.input.h, g.input.w}};
+  Value x;
+  if (frames > 1) {
+    // The frames are a batch of images to the patch Conv2d: [frames, channels, H, W].
+    const Scope conv = emb / "patch_embedding";
+    t.input = b.input({frames, g.channels, g.input.h, g.input.w}, "pixels");
+    x = b.node(NodeType::PatchEmbed, "Patch_Embed", {frames, 1 + g.input_patches(), hidden}, {t.input}, conv);
+    b.parameter(x, conv("weight"), {hidden, g.channels, g.patch.h, g.patch.w});
+    b.parameter(x, conv("bias"), {hidden});
+    if (g.input.h < g.patch.h || g.input.w < g.patch.w)
+      b.fail(x, fmt::format("image {}x{} is smaller than one {}x{} patch", g.input.h, g.input.w, g.patch.h, g.patch.w));
+  } else {
+    x = vit::pixel_stem(b, g, emb / "patch_embedding", hidden, 1);
+    t.input = Value{b.at(x).inputs.front(), {g.channels, g.input.h, g.input.w}};
+  }
   b.parameter(x, emb("class_embedding"), {1, 1, hidden});
 
   // Positions are sliced, not interpolated, unless forward() gets interpolate_pos_encoding=True: a smaller
@@ -54,7 +68,7 @@ VisionTower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c,
   const std::int64_t rows = g.configured_patches() + 1;
   auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", x.shape, {x}, emb);
   b.parameter(pos, emb("position_embedding"), {1, rows, hidden});
-  const std::int64_t tokens = x.shape.front();
+  const std::int64_t tokens = x.shape[x.shape.size() - 2];
   if (tokens > rows)
     b.fail(pos, fmt::format("a {}x{} image makes {} tokens, more than the {} rows of position_embedding (sized for "
                             "image_size {}); pass interpolate_pos_encoding=True to forward() or run at --image-size {}",
@@ -84,7 +98,8 @@ VisionTower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c,
   b.set_block(-1);
   t.sequence = norm(b, x, "Post_LayerNorm", {root / "post_layernorm"});
   // The class token goes through the same post_layernorm again: a second node, no second tensor.
-  t.pooled = b.node(NodeType::LayerNorm, "Pooled_LayerNorm", {hidden}, {Value{t.sequence.node, {hidden}}},
+  const graph::Shape pooled = frames > 1 ? graph::Shape{frames, hidden} : graph::Shape{hidden};
+  t.pooled = b.node(NodeType::LayerNorm, "Pooled_LayerNorm", pooled, {Value{t.sequence.node, pooled}},
                     root / "post_layernorm");
   return t;
 }
@@ -144,18 +159,22 @@ Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& f) {
 
   const std::int64_t queries = rows_of(f.queries);
   const std::int64_t text = f.instruction_tokens;
-  Value x = f.queries;
+  // InstructBLIP-Video runs every frame's queries and instruction as one sample of a batch of frames.
+  const auto rows = [frames = f.frames, hidden = d.hidden](std::int64_t n) {
+    return frames > 1 ? graph::Shape{frames, n, hidden} : graph::Shape{n, hidden};
+  };
+  Value x = f.frames > 1 ? Value{f.queries.node, rows(queries)} : f.queries;
   if (text > 0) {
     // InstructBlipQFormerEmbeddings: word + absolute position embeddings of the instruction, joined after the
     // queries, then one LayerNorm and dropout over both.
     const Scope emb = f.root / "embeddings";
     auto ids = b.input({text}, "tokens", "qformer_input_ids");
-    auto words = b.node(NodeType::Embedding, "Instruction_Embedding", {text, d.hidden}, {ids}, emb / "word_embeddings");
+    auto words = b.node(NodeType::Embedding, "Instruction_Embedding", rows(text), {ids}, emb / "word_embeddings");
     b.parameter(words, (emb / "word_embeddings")("weight"), {c.dim({"vocab_size"}, 30522), d.hidden});
     auto positions = b.node(NodeType::LearnedPosEmbed, "Instruction_Position_Embedding", words.shape, {words},
                             emb / "position_embeddings");
     b.parameter(positions, (emb / "position_embeddings")("weight"), {d.max_positions, d.hidden});
-    x = norm(b, Value{x.node, {queries + text, d.hidden}}, "Embedding_LayerNorm", {emb / "layernorm"});
+    x = norm(b, Value{x.node, rows(queries + text)}, "Embedding_LayerNorm", {emb / "layernorm"});
     b.at(x).inputs.push_back(positions.node);
   } else {
     x = norm(b, x, "Embedding_LayerNorm", {f.root / "layernorm"});
@@ -178,7 +197,7 @@ Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& f) {
     auto [add1, norm1] = next();
     const Value joined = qformer_attention(b, x, std::nullopt, d.hidden, l / "attention", d, n.attention(), add1,
                                            norm1, instruction);
-    x = Value{joined.node, {queries, d.hidden}};
+    x = Value{joined.node, rows(queries)};
     if (frequency > 0 && i % frequency == 0) {
       auto [add2, norm2] = next();
       x = qformer_attention(b, x, f.image, f.encoder_width, l / "crossattention", d, fmt::format("Cross_Attention_{}", i),
@@ -188,9 +207,9 @@ Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& f) {
     x = qformer_ffn(b, x, l, "_query", d, fmt::format("Query_FFN_{}", i), add3, norm3);
     if (text > 0) {
       auto [add4, norm4] = next();
-      instruction = qformer_ffn(b, Value{joined.node, {text, d.hidden}}, l, "", d, fmt::format("Instruction_FFN_{}", i),
+      instruction = qformer_ffn(b, Value{joined.node, rows(text)}, l, "", d, fmt::format("Instruction_FFN_{}", i),
                                 add4, norm4);
-      x = Value{x.node, {queries + text, d.hidden}};
+      x = Value{x.node, rows(queries + text)};
     } else if (f.text_ffn) {
       // Stored for text input this forward does not have: on the layer's last node, which claims no compute.
       linear_tensors(b, x, l / "intermediate" / "dense", d.hidden, d.intermediate, true);
@@ -200,7 +219,7 @@ Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& f) {
     }
   }
   b.set_block(-1);
-  return Value{x.node, {queries, d.hidden}};
+  return Value{x.node, rows(queries)};
 }
 
 Value query_tokens(GraphBuilder& b, std::int64_t queries, std::int64_t hidden) {
@@ -278,6 +297,45 @@ Value language_model(const BuildInput& in, GraphBuilder& b, const Config& text, 
                        queries, total - queries, total));
   }
   return out;
+}
+
+Value instructed(const BuildInput& in, GraphBuilder& b, std::int64_t frames) {
+  const Config& c = in.config;
+  const Config vision_config = clip::sub_config(c, "vision_config");
+  const Config qformer_config = clip::sub_config(c, "qformer_config");
+  const Config text_config = clip::sub_config(c, "text_config");
+  const std::int64_t queries = c.dim({"num_query_tokens"}, 32);
+  const std::int64_t qformer_hidden = qformer_config.dim({"hidden_size"}, 768);
+  const std::int64_t qformer_positions = qformer_config.dim({"max_position_embeddings"}, 512);
+  // The processor tokenizes the same prompt for both models: the instruction is the language model's text
+  // positions, which cannot pass the Q-Former's position rows.
+  const std::int64_t text_positions = in.requested_seq.value_or(kDefaultSequenceCap) - frames * queries;
+  const std::int64_t instruction = std::clamp<std::int64_t>(text_positions, 1, qformer_positions);
+
+  VisionTower v;
+  {
+    graph::Nested nest(b, {.module = "", .label = "Vision_", .first_block = 0});
+    v = vision_tower(in, b, vision_config, kBlip2Vision, Scope("vision_model"), frames);
+  }
+  Value query_output;
+  {
+    graph::Nested nest(b, {.module = "", .label = "QFormer_", .first_block = b.next_block()});
+    query_output = qformer(b, qformer_config,
+                           {.root = Scope("qformer"),
+                            .queries = query_tokens(b, queries, qformer_hidden),
+                            .image = v.sequence,
+                            .encoder_width = v.hidden,
+                            .instruction_tokens = instruction,
+                            .frames = frames});
+  }
+  b.note(fmt::format("the Q-Former reads a {}-token instruction (qformer_input_ids: the prompt's text positions, at "
+                     "most its {} position rows) beside its {} queries",
+                     instruction, qformer_positions, queries));
+  const std::int64_t width = language_width(in, text_config);
+  auto features = dense(b, query_output, "Language_Projection", Scope("language_projection"), qformer_hidden, width,
+                        true);
+  // Every frame's query outputs, one after another, fill the prompt's image tokens.
+  return language_model(in, b, text_config, Value{features.node, {frames * queries, width}});
 }
 
 }  // namespace neurarch::families::blip

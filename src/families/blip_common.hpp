@@ -38,9 +38,10 @@ struct VisionTower {
   std::int64_t hidden = 0;
 };
 
-/// The vision model under `root` (BlipVisionModel / Blip2VisionModel) from the vision config `c`.
+/// The vision model under `root` (BlipVisionModel / Blip2VisionModel) from the vision config `c`, run over
+/// `frames` images of one sample at once when more than one (InstructBLIP-Video: [frames, tokens, hidden]).
 VisionTower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const VisionDefaults& defaults,
-                         const Scope& root);
+                         const Scope& root, std::int64_t frames = 1);
 
 struct QFormerFeed {
   Scope root;                        ///< "qformer" inside the composite models, "" built alone
@@ -55,6 +56,9 @@ struct QFormerFeed {
   /// by the Q-Former's own word and position tables and joined after the queries: self-attention runs over
   /// both, cross-attention and the query FFN over the queries, the text FFN over the instruction.
   std::int64_t instruction_tokens = 0;
+  /// InstructBLIP-Video: frames run through the Q-Former side by side (shapes [frames, rows, hidden]); the
+  /// image states then hold one frame's tokens per row of frames.
+  std::int64_t frames = 1;
 };
 
 /// The Q-Former's layer stack from the Q-Former config `c`; returns the query tokens' last hidden state
@@ -72,5 +76,10 @@ std::int64_t language_width(const BuildInput& in, const Config& text);
 /// fill the prompt's image tokens when the config sets image_token_index, else they are put in front of the
 /// embedded input_ids. Either way the language model runs --seq positions, query outputs included.
 Value language_model(const BuildInput& in, GraphBuilder& b, const Config& text, const Value& features);
+
+/// InstructBLIP (and, with `frames` > 1, InstructBLIP-Video): the vision tower, the Q-Former reading the query
+/// tokens and the instruction, language_projection and the language model, whose prompt holds frames x queries
+/// image tokens.
+Value instructed(const BuildInput& in, GraphBuilder& b, std::int64_t frames);
 
 }  // namespace neurarch::families::blip

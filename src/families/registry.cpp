@@ -130,6 +130,7 @@ const Family& blip_family();
 const Family& blip_2_family();
 const Family& blip_2_qformer_family();
 const Family& instructblip_family();
+const Family& instructblipvideo_family();
 //   (end of blip declarations)
 // detection transformers (declarations)
 const Family& conditional_detr_family();
@@ -322,6 +323,7 @@ const RegistryRow kRegistry[] = {
     {"blip-2",                 blip_2_family},
     {"blip_2_qformer",         blip_2_qformer_family},
     {"instructblip",           instructblip_family},
+    {"instructblipvideo",      instructblipvideo_family},
     //   (end of blip rows)
     // detection transformers (rows)
     {"conditional_detr",       conditional_detr_family},
