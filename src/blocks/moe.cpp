@@ -16,7 +16,8 @@ Value mixture_of_experts(GraphBuilder& b, const Value& x, const std::string& nam
   linear_tensors(b, out, s.router, s.hidden, s.experts, s.router_bias);
 
   const auto first_routed = b.at(out).tensors.size();
-  graph::MoEAttrs moe{.experts = s.experts, .top_k = s.top_k, .intermediate = s.intermediate,
+  graph::MoEAttrs moe{.experts = s.experts, .top_k = s.top_k, .dispatched = s.dispatched,
+                      .intermediate = s.intermediate,
                       .shared_intermediate = s.shared.empty() ? 0 : s.shared_intermediate,
                       .shared_gate = !s.shared_gate.empty(), .activation = s.activation, .gated = s.gated};
   if (!s.stacked_input.empty()) {

@@ -15,6 +15,7 @@ struct MoESpec {
   std::int64_t intermediate = 0;  ///< one routed expert's width
   std::int64_t experts = 0;
   std::int64_t top_k = 0;
+  std::int64_t dispatched = 0;  ///< MoEAttrs::dispatched
   std::string activation = "silu";
   bool gated = true;  ///< down(act(gate(x)) * up(x))
   Scope module;       ///< the MoE module (node path)

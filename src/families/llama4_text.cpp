@@ -4,8 +4,9 @@
 // experts: a bias-free router, the experts as bare parameters used as x @ W (gate_up_proj [experts,
 // hidden, 2 x intermediate_size], down_proj [experts, intermediate_size, hidden]) and an always-on
 // shared_expert of intermediate_size; other layers a dense gated MLP of intermediate_size_mlp. The
-// reference's eager loop multiplies every token into every expert (the unchosen with a zero sigmoid
-// score); the planner sizes the top-k work a grouped-GEMM kernel does (README). no_rope_layers marks
+// reference multiplies every token into every expert (the unchosen with a zero sigmoid score) and
+// runs all of them, so the MoE node dispatches every token to every expert: activations and FLOPs
+// follow that, active parameters stay top-k (README). no_rope_layers marks
 // the layers that apply RoPE (every no_rope_layer_interval-th does not); those also L2-normalise q and
 // k, a norm without weights. chunked_attention layers attend within attention_chunk_size blocks.
 #include <algorithm>
@@ -63,7 +64,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.names.mlp = "feed_forward";
   const std::int64_t experts = c.integer({"num_local_experts"}, 16);
   const blocks::MoESpec base{.hidden = s.hidden, .intermediate = s.intermediate, .experts = experts,
-                             .top_k = c.integer({"num_experts_per_tok"}, 1), .activation = s.activation,
+                             .top_k = c.integer({"num_experts_per_tok"}, 1), .dispatched = experts,
+                             .activation = s.activation,
                              .shared_intermediate = s.intermediate};
   const std::int64_t hidden = s.hidden, dense_width = c.dim({"intermediate_size_mlp"}, 16384);
   const std::string activation = s.activation;

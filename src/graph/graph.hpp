@@ -158,6 +158,10 @@ struct ConvAttrs {
 struct MoEAttrs {
   std::int64_t experts = 0;
   std::int64_t top_k = 0;
+  /// Experts each token runs through in the reference's forward when that is not top_k: Llama 4 repeats
+  /// every token into every expert (the unchosen scaled by a zero score). 0 = top_k. Active parameters
+  /// still count top_k; activations and FLOPs follow this.
+  std::int64_t dispatched = 0;
   std::int64_t intermediate = 0;         ///< one routed expert's width
   std::int64_t shared_intermediate = 0;  ///< the always-on shared expert's width, 0 = none
   bool shared_gate = false;              ///< a sigmoid gate scales the shared expert (Qwen2-MoE)

@@ -503,7 +503,13 @@ class Builder {
   void mixture_of_experts(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
     const auto& m = *n.moe;
     const int c = p_.compute;
-    const std::int64_t routed = tokens * m.top_k;
+    const std::int64_t routed = tokens * (m.dispatched > 0 ? m.dispatched : m.top_k);
+    if (m.dispatched > m.top_k && !dense_moe_note_) {
+      notes_.push_back(fmt::format("{} runs every token through all {} experts (the unchosen with a zero score), as "
+                                   "the reference does: its expert activations are {}x what top-{} routing would keep",
+                                   n.name, m.dispatched, m.dispatched / std::max<std::int64_t>(m.top_k, 1), m.top_k));
+      dense_moe_note_ = true;
+    }
     const auto saving = saving_weights(n);
     auto keeps = [&](std::size_t i) { return i < saving.size() && saving[i]; };
 
@@ -597,6 +603,7 @@ class Builder {
   const std::vector<WeightRole>& roles_;
   std::vector<int> out_bytes_;
   std::vector<bool> recorded_;  ///< per node: recorded_by_autograd
+  bool dense_moe_note_ = false;
   std::vector<const graph::GraphInput*> origin_;
   Precision p_{};
   LogitsTerms logits_;

@@ -62,10 +62,12 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
         positions = static_cast<double>(n.out[1] * n.out[2]);
       else if (spec.shape.size() >= 3 && !n.moe)
         positions = static_cast<double>(tokens_of(n.out));
-      // A routed expert's weights see top_k / experts of the tokens on average.
+      // A routed expert's weights see top_k / experts of the tokens on average (every token when the
+      // reference dispatches densely).
       if (n.moe && n.moe->experts > 0 &&
           std::find(n.moe->routed_tensors.begin(), n.moe->routed_tensors.end(), t) != n.moe->routed_tensors.end())
-        positions *= static_cast<double>(n.moe->top_k) / static_cast<double>(n.moe->experts);
+        positions *= static_cast<double>(n.moe->dispatched > 0 ? n.moe->dispatched : n.moe->top_k) /
+                     static_cast<double>(n.moe->experts);
       double fwd = 2.0 * positions * elems;
       c.flops_forward += fwd;
       c.flops_backward += r.trained ? 2.0 * fwd : fwd;  // frozen weights: input gradient only

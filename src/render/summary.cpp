@@ -44,12 +44,15 @@ std::vector<std::string> summary_lines(const report::Report& r) {
         if (!first) first = &*n.moe;
         ++moe_layers;
       }
+    const bool dense = first->dispatched > first->top_k;
     lines.push_back(fmt::format("Active parameters per token: {} of {} trainable ({} expert layer{}, each token runs "
-                                "{} of {} routed experts{}); memory holds every expert, compute and activations "
-                                "follow the routing",
+                                "{} of {} routed experts{}); memory holds every expert, {}",
                                 thousands(g.active_parameter_count()), thousands(g.parameter_count()), moe_layers,
                                 moe_layers == 1 ? "" : "s", first->top_k, first->experts,
-                                first->shared_intermediate > 0 ? " plus the shared expert" : ""));
+                                first->shared_intermediate > 0 ? " plus the shared expert" : "",
+                                dense ? "and the reference still computes all of them for every token (the "
+                                        "unchosen scaled by zero): compute and activations are sized for that"
+                                      : "compute and activations follow the routing"));
   }
   if (r.hub && r.hub->safetensors_total)
     lines.push_back(fmt::format("Hub's own count (safetensors.total): {} · ours differs by {}",

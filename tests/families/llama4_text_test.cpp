@@ -70,7 +70,7 @@ TEST(Llama4TextGraph, NoRopeLayersAndExplicitMoeLayers) {
   EXPECT_TRUE(node(listed, "Attention_1")->attention->rotary);
 }
 
-TEST(Llama4TextPlanner, SharedExpertSeesEveryTokenRoutedExpertsTopK) {
+TEST(Llama4TextPlanner, EveryTokenRunsThroughEveryExpertAsInTheReference) {
   auto g = build(R"({"model_type": "llama4_text", "hidden_size": 8, "intermediate_size": 16,
       "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4,
       "num_local_experts": 4, "num_experts_per_tok": 1, "vocab_size": 10, "max_position_embeddings": 4})");
@@ -79,7 +79,10 @@ TEST(Llama4TextPlanner, SharedExpertSeesEveryTokenRoutedExpertsTopK) {
   ASSERT_TRUE(moe && moe->moe);
   EXPECT_EQ(moe->moe->shared_intermediate, 16);
   const auto c = plan::node_costs(g, plan::Setup{})[static_cast<std::size_t>(moe->index)];
-  // 4 tokens: router [4, 8], one of 4 routed experts (8 x 32 + 16 x 8) per token, the shared expert
-  // (3 x 8 x 16) for every token.
-  EXPECT_DOUBLE_EQ(c.flops_forward, 2.0 * 4 * (4 * 8 + (8 * 32 + 16 * 8) + 3 * 8 * 16));
+  // 4 tokens: router [4, 8]; Llama4TextMoe repeats every token into all 4 routed experts (8 x 32 + 16 x 8
+  // each, the unchosen scaled by a zero score); the shared expert (3 x 8 x 16) for every token.
+  EXPECT_EQ(moe->moe->dispatched, 4);
+  EXPECT_DOUBLE_EQ(c.flops_forward, 2.0 * 4 * (4 * 8 + 4 * (8 * 32 + 16 * 8) + 3 * 8 * 16));
+  // Active parameters stay top-1: what the model card counts.
+  EXPECT_EQ(g.parameter_count() - g.active_parameter_count(), 3 * (8 * 32 + 16 * 8));
 }
