@@ -122,6 +122,8 @@ Value attention_sublayer(GraphBuilder& b, const Value& x, const std::optional<Va
     spec.v = self / "value_proj";
   }
   auto a = attention(b, x, BlockNames{i}.attention(), spec);
+  // DisentangledSelfAttention computes its scores with bmm and softmax itself: no SDPA path.
+  b.at(a).attention->sdpa = false;
   const std::int64_t all_heads = d.heads * d.head_dim;
   if (d.version == Version::V1) {
     b.parameter(a, self("q_bias"), {all_heads});
@@ -135,6 +137,10 @@ Value attention_sublayer(GraphBuilder& b, const Value& x, const std::optional<Va
     b.at(a).inputs.push_back(rel->node);
     const bool c2p = contains(d.position_types, "c2p");
     const bool p2c = contains(d.position_types, "p2c");
+    auto& attrs = *b.at(a).attention;
+    attrs.relative_span = d.relative_rows;
+    attrs.c2p = c2p;
+    attrs.p2c = p2c;
     if (d.version == Version::V1) {
       if (c2p) linear_tensors(b, a, self / "pos_proj", d.hidden, all_heads, false);
       if (p2c) linear_tensors(b, a, self / "pos_q_proj", d.hidden, all_heads, true);

@@ -88,6 +88,12 @@ struct AttentionAttrs {
   /// The eager path clamps the masked scores (torch.max(scores, finfo.min), OPT), whose backward
   /// keeps another fp32 [heads, q, kv] matrix; SDPA paths have no clamp.
   bool clamped_scores = false;
+  /// DeBERTa's disentangled attention: c2p scores every query against the relative table projected by
+  /// the key projection ([relative_span, head_dim] per head, repeated for every sample), p2c every key
+  /// against it projected by the query projection; both add gathered [q, kv] terms to the scores.
+  std::int64_t relative_span = 0;
+  bool c2p = false;
+  bool p2c = false;
 };
 
 /// Multi-head latent attention's low-rank factorisation (DeepSeek-V2/V3): q through a

@@ -341,6 +341,14 @@ class Builder {
     } else {
       a.saved.push_back({"q/k/v", tokens * (h + 2 * kv_saved_heads) * hd, c});
     }
+    // Disentangled terms: each bmm keeps the relative table projected for every head and repeated for
+    // every sample; p2c's also keeps the unscaled key layer (the content score read a scaled copy).
+    const std::int64_t projected_table = per_token * h * at.relative_span * hd;
+    if (at.c2p) a.saved.push_back({"c2p: relative table through the key projection", projected_table, c});
+    if (at.p2c) {
+      a.saved.push_back({"p2c: relative table through the query projection", projected_table, c});
+      a.saved.push_back({"p2c: key layer", tokens * kv_saved_heads * hd, c});
+    }
     attention_core(a, n, at, tokens, tokens * h * hd);
     auto saving = saving_weights(n);
     if (!saving.empty() && saving.back())

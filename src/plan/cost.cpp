@@ -82,11 +82,17 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
       const auto& a = *n.attention;
       double per_token = static_cast<double>(std::max<std::int64_t>(tokens_of(in) / std::max<std::int64_t>(a.query_len, 1), 1));
       double core = 4.0 * per_token * static_cast<double>(a.heads * a.query_len * a.kv_len * a.head_dim);
-      // Flash kernels skip the masked half of a causal score matrix; eager attention computes it.
-      if (a.causal && s.attention == AttentionImpl::SDPA) core *= 0.5;
+      // Flash kernels skip the masked half of a causal score matrix; eager attention computes it, and
+      // so does a reference with no SDPA path.
+      const bool flash = s.attention == AttentionImpl::SDPA && a.sdpa;
+      if (a.causal && flash) core *= 0.5;
+      // DeBERTa's c2p / p2c terms: a [q, relative_span] product per head each.
+      const int disentangled = (a.c2p ? 1 : 0) + (a.p2c ? 1 : 0);
+      core += 2.0 * disentangled * per_token *
+              static_cast<double>(a.heads * a.query_len * a.relative_span * a.head_dim);
       c.flops_forward += core;
       c.flops_backward += 2.0 * core;
-      if (s.attention == AttentionImpl::Eager)
+      if (!flash)
         c.activation_bytes += per_token * static_cast<double>(a.heads * a.query_len * a.kv_len) * (4.0 + act) * 2.0;
     }
     if (s.grad_checkpointing && n.block >= 0) c.flops_backward += c.flops_forward;  // recomputation
