@@ -178,6 +178,18 @@ const Family& plbart_family();
 const Family& mvp_family();
 const Family& nllb_moe_family();
 //   (end of encdec2 declarations)
+// speech II (wav2vec2 descendants) (declarations)
+//   (end of speech2 declarations)
+// encoders III (declarations)
+//   (end of enc3 declarations)
+// vision III (convolutional, hierarchical, video) (declarations)
+//   (end of vis3 declarations)
+// decoders IV (hybrid and recurrent) (declarations)
+//   (end of dec4 declarations)
+// Idefics/SmolVLM, InternVL, GLM-4V multimodal (declarations)
+//   (end of vlm3 declarations)
+// encoder-decoders III (declarations)
+//   (end of encdec3 declarations)
 // vision families (declarations)
 const Family& vit_family();
 const Family& deit_family();
@@ -371,6 +383,18 @@ const RegistryRow kRegistry[] = {
     {"mvp",                    mvp_family},
     {"nllb-moe",               nllb_moe_family},
     //   (end of encdec2 rows)
+    // speech II (wav2vec2 descendants) (rows)
+    //   (end of speech2 rows)
+    // encoders III (rows)
+    //   (end of enc3 rows)
+    // vision III (convolutional, hierarchical, video) (rows)
+    //   (end of vis3 rows)
+    // decoders IV (hybrid and recurrent) (rows)
+    //   (end of dec4 rows)
+    // Idefics/SmolVLM, InternVL, GLM-4V multimodal (rows)
+    //   (end of vlm3 rows)
+    // encoder-decoders III (rows)
+    //   (end of encdec3 rows)
     // vision families (rows)
     {"vit",                    vit_family},
     {"deit",                   deit_family},
