@@ -200,6 +200,31 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Varia
   return t;
 }
 
+Tower navit_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root, const NavitDefaults& d) {
+  const Dims dims = read_dims(c, {d.hidden, d.intermediate, d.layers, d.heads, "gelu_pytorch_tanh"});
+  const std::int64_t configured = c.dim({"image_size"}, d.image_size);
+  const std::int64_t patch = c.dim({"patch_size"}, d.patch);
+  const std::int64_t channels = c.dim({"num_channels"}, 3);
+  const std::int64_t side = in.image_size(configured);
+  const Scope emb = root / "embeddings";
+
+  Tower t;
+  t.hidden = dims.hidden;
+  t.layers = dims.layers;
+  t.input = b.input({channels, side, side}, "pixels");
+  auto x = patch_embed(b, t.input, "Patch_Embed",
+                       {.projection = emb / "patch_embedding", .channels = channels, .dim = dims.hidden, .patch = patch});
+  // The table's rows are looked up by bucket, one per patch of this image: nothing is interpolated.
+  auto pos = b.node(NodeType::LearnedPosEmbed, "Bucketed_Pos_Embed", x.shape, {x}, emb / "position_embedding");
+  const std::int64_t table_side = configured / patch;
+  b.parameter(pos, (emb / "position_embedding")("weight"), {table_side * table_side, dims.hidden});
+  if (table_side < 1)
+    b.fail(pos, fmt::format("image_size {} holds no {}-pixel patch: the position table has no row", configured, patch));
+  t.hidden_states = encoder(b, pos, root / "encoder" / "layers", dims, false);
+  t.sequence = norm(b, t.hidden_states.back(), "Post_LayerNorm", {root / "post_layernorm"});
+  return t;
+}
+
 Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v) {
   const Config& c = in.config;
   const Config text_config = sub_config(c, "text_config");

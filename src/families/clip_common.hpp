@@ -46,6 +46,19 @@ Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant
 Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
                    std::int64_t crops = 1);
 
+/// The config-class defaults of a NaViT-style SigLIP tower (see navit_tower).
+struct NavitDefaults {
+  std::int64_t hidden = 768, intermediate = 3072, layers = 12, heads = 12;
+  std::int64_t image_size = 224, patch = 32;
+};
+
+/// Idefics2VisionTransformer and its copies (Idefics3, SmolVLM; models/idefics2/modeling_idefics2.py): SigLIP's
+/// encoder and post_layernorm under `root` (embeddings.patch_embedding, embeddings.position_embedding,
+/// encoder.layers, post_layernorm), no head. Its stem takes an image of any size: each patch's fractional
+/// position is bucketized into the (image_size / patch)^2 table, so --image-size changes the patch count, not the
+/// table. The tower sees one [channels, S, S] image, S = --image-size else image_size.
+Tower navit_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root, const NavitDefaults& d);
+
 /// SiglipModel / Siglip2Model (both towers and the sigmoid logits) or, for Head::ImageClassification, the
 /// vision tower with a classifier over the mean of its post-layernormed sequence.
 Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v);

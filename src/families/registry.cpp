@@ -187,6 +187,14 @@ const Family& nllb_moe_family();
 // decoders IV (hybrid and recurrent) (declarations)
 //   (end of dec4 declarations)
 // Idefics/SmolVLM, InternVL, GLM-4V multimodal (declarations)
+const Family& idefics3_vision_family();
+const Family& smolvlm_vision_family();
+const Family& idefics2_family();
+const Family& internvl_vision_family();
+const Family& internvl_family();
+const Family& glm4v_text_family();
+const Family& glm4v_family();
+const Family& lfm2_vl_family();
 //   (end of vlm3 declarations)
 // encoder-decoders III (declarations)
 //   (end of encdec3 declarations)
@@ -392,6 +400,14 @@ const RegistryRow kRegistry[] = {
     // decoders IV (hybrid and recurrent) (rows)
     //   (end of dec4 rows)
     // Idefics/SmolVLM, InternVL, GLM-4V multimodal (rows)
+    {"idefics3_vision",        idefics3_vision_family},
+    {"smolvlm_vision",         smolvlm_vision_family},
+    {"idefics2",               idefics2_family},
+    {"internvl_vision",        internvl_vision_family},
+    {"internvl",               internvl_family},
+    {"glm4v_text",             glm4v_text_family},
+    {"glm4v",                  glm4v_family},
+    {"lfm2-vl",                lfm2_vl_family},
     //   (end of vlm3 rows)
     // encoder-decoders III (rows)
     //   (end of encdec3 rows)

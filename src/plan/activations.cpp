@@ -174,6 +174,8 @@ class Builder {
         a.saved.push_back({"LayerNorm input", tokens * d_in, p_.autocast ? 4 : in_bytes});
         a.saved.push_back({"LayerNorm mean/rstd", tokens * 2, 4});
         out = p_.autocast ? 4 : in_bytes;
+        // An activation on the normed output (GLM-4.1V's merger: GELU after post_projection_norm) keeps its input.
+        if (!n.activation.empty()) activation(a, n.activation, tokens * d, out);
         break;
       case NodeType::RMSNorm:
         // The reference RMSNorm is written in Python: it upcasts to fp32, keeps that for pow and
