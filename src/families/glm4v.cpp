@@ -53,6 +53,10 @@ Value vision(const BuildInput& in, GraphBuilder& b, const Config& c, Grid& grid)
   grid.tokens = grid.patches / (merge * merge);
 
   auto pixels = b.input({grid.patches, channels * temporal * patch * patch}, "pixels");
+  // smart_resize refuses a side shorter than one merged group of patches.
+  if (grid.photo < factor)
+    b.fail(pixels, fmt::format("a {0}x{0} photo is smaller than one {1}x{1} group of merged patches", grid.photo,
+                               factor));
   const Scope stem("patch_embed");
   auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", {grid.patches, hidden}, {pixels}, stem);
   b.parameter(x, stem("proj.weight"), {hidden, channels, temporal, patch, patch});

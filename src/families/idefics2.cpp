@@ -7,7 +7,8 @@
 // Idefics2Config overwrites the perceiver's hidden_size with the text model's. The text model is text_config's base
 // model (AutoModel: Mistral by default) under `text_model`; the head class adds `lm_head` beside `model`. The prompt
 // holds resampler_n_latents image tokens per image; the image processor's default keeps an image whole (no
-// splitting), at the tower's image_size unless --image-size says otherwise.
+// splitting), at the tower's image_size unless --image-size says otherwise. The reference has no SDPA path: every
+// attention, the text model's included, runs eager.
 #include <fmt/format.h>
 
 #include "blocks/seq2seq.hpp"
@@ -134,6 +135,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     llava::scatter_into_prompt(b, features, perceiver.latents);
   }
   if (with_head) out = llava::top_lm_head(b, out, text_config);
+  // Idefics2PreTrainedModel declares no SDPA support in 4.47.1, so the model and the text model it hands its
+  // attn_implementation to run eager attention (flash-attention 2 aside): every score matrix is kept.
+  for (int i = 0; i < static_cast<int>(b.graph().nodes.size()); ++i)
+    if (auto& n = b.at(Value{i, {}}); n.attention) n.attention->sdpa = false;
   return out;
 }
 

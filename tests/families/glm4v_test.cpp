@@ -62,6 +62,9 @@ TEST(Glm4vFamily, ThePhotoIsRoundedToWholeMergedPatches) {
   auto short_prompt = build(small(), 20, 150);
   EXPECT_FALSE(short_prompt.graph.forward.ok);
   EXPECT_THAT(short_prompt.graph.forward.reason, ::testing::HasSubstr("cannot hold the 25 image tokens"));
+  auto tiny = build(small(), 40, 20);
+  EXPECT_FALSE(tiny.graph.forward.ok);
+  EXPECT_THAT(tiny.graph.forward.reason, ::testing::HasSubstr("smaller than one 28x28 group"));
   auto narrow = small();
   narrow["vision_config"]["out_hidden_size"] = 80;
   auto mismatch = build(narrow, 40);

@@ -57,6 +57,11 @@ TEST(Idefics2Family, PerceiverResamplesThePatchesToItsLatents) {
   EXPECT_EQ(attention->attention->kv_len, 16 + 8);
   EXPECT_EQ(attention->attention->kv_heads, 2);
   EXPECT_EQ(attention->out, (graph::Shape{8, 96}));
+  // No SDPA path in the reference: the tower, the perceiver and the text model all keep their score matrices.
+  for (const char* name : {"Vision_Attention_0", "Connector_Attention_0", "LM_Attention_1"}) {
+    ASSERT_NE(node(g, name), nullptr) << name;
+    EXPECT_FALSE(node(g, name)->attention->sdpa) << name;
+  }
   // The perceiver's width follows the text model, whatever perceiver_config says.
   auto wide = small();
   wide["perceiver_config"]["hidden_size"] = 4096;
