@@ -4,6 +4,7 @@
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "support/groundtruth.hpp"
+#include "unit/lint_test_support.hpp"
 
 using namespace neurarch;
 
@@ -30,4 +31,12 @@ TEST(JambaGraph, AttentionAndExpertLayersFollowTheirPeriodsAndOffsets) {
       EXPECT_FALSE(n.attention->rotary) << n.name;
     }
   }
+}
+
+TEST(JambaLint, AttentionWithoutPositionsIsNotJudgedAsRotary) {
+  // ai21labs/Jamba-v0.1's context: 262144 positions, no rope_theta (its attention has no positions at all).
+  const auto config = lint_test::json::parse(R"({"architectures": ["JambaForCausalLM"], "model_type": "jamba",
+      "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 8, "num_attention_heads": 4,
+      "num_key_value_heads": 2, "vocab_size": 1000, "max_position_embeddings": 262144})");
+  EXPECT_TRUE(lint_test::of(lint_test::lint(config), "rope-theta-short-for-context").empty());
 }
