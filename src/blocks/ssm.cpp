@@ -23,7 +23,7 @@ Value mamba_mixer(GraphBuilder& b, const Value& x, const std::string& name, cons
     linear_tensors(b, out, m / "dt_proj", s.time_step_rank, s.inner, true);
     b.parameter(out, m("A_log"), {s.inner, s.state});
     b.parameter(out, m("D"), {s.inner});
-    linear_tensors(b, out, m / "out_proj", s.inner, s.hidden, s.bias);
+    linear_tensors(b, out, m / "out_proj", s.inner, s.hidden, s.out_bias.value_or(s.bias));
   } else {
     const std::int64_t conv_dim = s.inner + 2 * s.groups * s.state;
     const std::int64_t projection = s.inner + conv_dim + s.heads;
@@ -36,8 +36,8 @@ Value mamba_mixer(GraphBuilder& b, const Value& x, const std::string& name, cons
     b.parameter(out, m("dt_bias"), {s.heads});
     b.parameter(out, m("A_log"), {s.heads});
     b.parameter(out, m("D"), {s.heads});
-    b.parameter(out, (m / "norm")("weight"), {s.inner});
-    linear_tensors(b, out, m / "out_proj", s.inner, s.hidden, s.bias);
+    if (s.gated_norm) b.parameter(out, (m / "norm")("weight"), {s.inner});
+    linear_tensors(b, out, m / "out_proj", s.inner, s.hidden, s.out_bias.value_or(s.bias));
     if (s.heads * s.head_dim != s.inner)
       b.fail(out, fmt::format("{} heads x head_dim {} = {} channels, but the mixer is expand x hidden = {} wide",
                               s.heads, s.head_dim, s.heads * s.head_dim, s.inner));

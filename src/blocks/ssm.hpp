@@ -4,6 +4,7 @@
 // back. Version 1 (Mamba) derives dt, B and C per token through x_proj and dt_proj; version 2
 // (Mamba-2) takes them straight from in_proj and normalises the gated output.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "blocks/blocks.hpp"
@@ -23,6 +24,9 @@ struct MambaMixerSpec {
   bool bias = false;       ///< use_bias: in_proj and out_proj
   bool conv_bias = true;   ///< use_conv_bias
   Scope module;            ///< the mixer
+  // Appended for the hybrid decoders (FalconH1): an optional version-2 norm and a separate out_proj bias.
+  bool gated_norm = true;         ///< version 2: the gated RMSNorm `norm` [inner] before out_proj
+  std::optional<bool> out_bias;   ///< out_proj's bias when it differs from in_proj's (FalconH1's projectors_bias)
 };
 
 /// [seq, hidden] -> [seq, hidden].

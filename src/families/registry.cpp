@@ -185,6 +185,15 @@ const Family& nllb_moe_family();
 // vision III (convolutional, hierarchical, video) (declarations)
 //   (end of vis3 declarations)
 // decoders IV (hybrid and recurrent) (declarations)
+const Family& apertus_family();
+const Family& modernbert_decoder_family();
+const Family& ctrl_family();
+const Family& doge_family();
+const Family& aria_text_family();
+const Family& jamba_family();
+const Family& bamba_family();
+const Family& falcon_h1_family();
+const Family& zamba_family();
 //   (end of dec4 declarations)
 // Idefics/SmolVLM, InternVL, GLM-4V multimodal (declarations)
 const Family& idefics3_vision_family();
@@ -398,6 +407,16 @@ const RegistryRow kRegistry[] = {
     // vision III (convolutional, hierarchical, video) (rows)
     //   (end of vis3 rows)
     // decoders IV (hybrid and recurrent) (rows)
+    {"apertus",                apertus_family},
+    {"modernbert-decoder",     modernbert_decoder_family},
+    {"gpt-sw3",                gpt2_family},
+    {"ctrl",                   ctrl_family},
+    {"doge",                   doge_family},
+    {"aria_text",              aria_text_family},
+    {"jamba",                  jamba_family},
+    {"bamba",                  bamba_family},
+    {"falcon_h1",              falcon_h1_family},
+    {"zamba",                  zamba_family},
     //   (end of dec4 rows)
     // Idefics/SmolVLM, InternVL, GLM-4V multimodal (rows)
     {"idefics3_vision",        idefics3_vision_family},

@@ -170,6 +170,8 @@ bool Context::rotary() const {
   if (const auto* a = value("alibi"); a && a->is_boolean() && a->get<bool>()) return false;
   if (const auto* a = value("attn_config"); a && a->is_object() && a->value("alibi", false)) return false;
   if (model_type() == "bloom" || model_type() == "mpt") return false;
+  // Hybrids whose attention has no position encoding at all (the Mamba layers carry order).
+  if (model_type() == "jamba" || model_type() == "zamba") return false;
   return first_attention() != nullptr;
 }
 
