@@ -256,6 +256,8 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     b.parameter(unused, pos("bias"), {hidden});
     b.parameter(unused, pos("weight_g"), {1, 1, pos_kernel});
     b.parameter(unused, pos("weight_v"), {hidden, hidden / pos_groups, pos_kernel});
+    b.note("encoder.pos_conv_embed is built but never called by Wav2Vec2ConformerEncoder: its weights are saved "
+           "and loaded, get no gradient, and AdamW keeps no state for them (the plan still counts both)");
     if (positions == conformer::Positions::Rotary) {
       // RoPE's inverse frequencies, a persistent buffer of the encoder: ceil(head_dim / 2) of them.
       const std::int64_t head_dim = hidden / heads_count;

@@ -52,6 +52,7 @@ TEST(Wav2Vec2ConformerGraph, RelativePositionsAreEagerAndSpanTwiceTheFrames) {
   // pos_conv_embed is declared but not on the data path.
   EXPECT_NE(g.find_tensor("encoder.pos_conv_embed.conv.weight_v"), nullptr);
   EXPECT_TRUE(node(g, "Positional_Conv (unused)")->inputs.empty());
+  EXPECT_FALSE(g.notes.empty());
 }
 
 TEST(Wav2Vec2ConformerGraph, RotaryKeepsInvFreqAndNullHasNoPositionTensors) {
