@@ -1,9 +1,11 @@
 #pragma once
-// The wav2vec2 speech encoder shared by wav2vec2 and hubert: a raw waveform [samples] through a
+// The wav2vec2 speech encoder shared by wav2vec2, HuBERT and their descendants (UniSpeech(-SAT),
+// WavLM, data2vec-audio, wav2vec2-conformer, SEW, SEW-D): a raw waveform [samples] through a
 // stack of strided 1-D convolutions (conv_dim / conv_kernel / conv_stride; each layer gives
 // floor((L - kernel) / stride) + 1 frames), a feature projection to hidden_size, a grouped
 // positional convolution under weight norm (weight_g / weight_v) added to the frames, and a
-// post-norm transformer (or pre-norm with do_stable_layer_norm), or conformer layers.
+// post-norm transformer (or pre-norm with do_stable_layer_norm); Encoder and PositionalConv name
+// the descendants' variations, and an optional adapter (add_adapter) shortens the frames.
 #include <optional>
 #include <string_view>
 #include <vector>
