@@ -45,4 +45,29 @@ Value conv1d(GraphBuilder& b, const Value& x, const std::string& name, const Con
   return out;
 }
 
+Value batch_norm1d(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module,
+                   const std::string& activation) {
+  auto out = b.node(graph::NodeType::BatchNorm, name, x.shape, {x}, module);
+  b.at(out).activation = activation;
+  const std::int64_t channels = x.shape.empty() ? 0 : x.shape.back();
+  b.parameter(out, module("weight"), {channels});
+  b.parameter(out, module("bias"), {channels});
+  b.buffer(out, module("running_mean"), {channels}, b.param_dtype());
+  b.buffer(out, module("running_var"), {channels}, b.param_dtype());
+  b.buffer(out, module("num_batches_tracked"), {}, DType::I64);
+  if (x.shape.size() != 2) b.fail(out, "expects a [frames, channels] sequence");
+  return out;
+}
+
+Value glu(GraphBuilder& b, const Value& x, const std::string& name) {
+  Shape shape = x.shape;
+  const std::int64_t channels = shape.empty() ? 0 : shape.back();
+  if (!shape.empty()) shape.back() = channels / 2;
+  // A parameter-free Linear node that only applies its activation, like the feature encoder's.
+  auto out = b.node(graph::NodeType::Linear, name, shape, {x});
+  b.at(out).activation = "glu";
+  if (channels % 2 != 0) b.fail(out, fmt::format("GLU halves the channels; {} is odd", channels));
+  return out;
+}
+
 }  // namespace neurarch::blocks

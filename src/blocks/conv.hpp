@@ -36,4 +36,13 @@ std::int64_t conv1d_frames(std::int64_t frames, std::int64_t kernel, std::int64_
 Value conv1d(GraphBuilder& b, const Value& x, const std::string& name, const Conv1dSpec& spec,
              TimeLayout layout = TimeLayout::TimeMajor);
 
+/// nn.BatchNorm1d over the channels of a time-major [frames, channels] sequence (the conformer's
+/// convolution module): weight and bias, running_mean / running_var buffers in the model's dtype
+/// and num_batches_tracked (I64 scalar). `activation` is applied to its output.
+Value batch_norm1d(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module,
+                   const std::string& activation = "");
+
+/// nn.GLU over the channels: [frames, 2C] -> [frames, C], first half times sigmoid(second half).
+Value glu(GraphBuilder& b, const Value& x, const std::string& name);
+
 }  // namespace neurarch::blocks

@@ -57,11 +57,13 @@ struct Dims {
   bool talking_head = false;   ///< v1
   double hidden_dropout = 0.1;
   double attention_dropout = 0.1;
+  bool sew_d = false;  ///< Defaults::sew_d
 };
 
 Dims read_dims(const Config& c, Version version, const Defaults& d) {
   Dims s;
   s.version = version;
+  s.sew_d = d.sew_d;
   s.vocab = c.dim({"vocab_size"}, d.vocab);
   s.hidden = c.dim({"hidden_size"}, d.hidden);
   s.embedding = c.dim({"embedding_size"}, s.hidden);
@@ -71,17 +73,20 @@ Dims read_dims(const Config& c, Version version, const Defaults& d) {
   s.head_dim = version == Version::V2 ? c.dim({"attention_head_size"}, s.hidden / s.heads) : s.hidden / s.heads;
   s.intermediate = c.dim({"intermediate_size"}, d.intermediate);
   s.max_positions = c.dim({"max_position_embeddings"}, 512);
-  s.activation = c.text({"hidden_act"}, "gelu");
-  s.relative = c.flag({"relative_attention"}, false);
+  s.activation = c.text({"hidden_act"}, d.sew_d ? "gelu_python" : "gelu");
+  s.relative = c.flag({"relative_attention"}, d.sew_d);
   s.position_types = position_attention_types(c);
-  s.share_att_key = version == Version::V2 && c.flag({"share_att_key"}, false);
+  if (d.sew_d && !c.json().contains("pos_att_type")) s.position_types = {"p2c", "c2p"};
+  s.share_att_key = version == Version::V2 && c.flag({"share_att_key"}, d.sew_d);
   s.talking_head = version == Version::V1 && c.flag({"talking_head"}, false);
-  s.hidden_dropout = c.number({"hidden_dropout_prob"}, 0.1);
-  s.attention_dropout = c.number({"attention_probs_dropout_prob"}, 0.1);
+  // SEW-D's config names them after wav2vec2's; its output dropouts read activation_dropout.
+  s.hidden_dropout = d.sew_d ? c.number({"activation_dropout"}, 0.1) : c.number({"hidden_dropout_prob"}, 0.1);
+  s.attention_dropout =
+      d.sew_d ? c.number({"attention_dropout"}, 0.1) : c.number({"attention_probs_dropout_prob"}, 0.1);
   if (s.relative) {
     std::int64_t max_relative = c.integer({"max_relative_positions"}, -1);
     if (max_relative < 1) max_relative = s.max_positions;
-    const std::int64_t buckets = version == Version::V2 ? c.integer({"position_buckets"}, -1) : -1;
+    const std::int64_t buckets = version == Version::V2 ? c.integer({"position_buckets"}, d.sew_d ? 256 : -1) : -1;
     s.relative_rows = 2 * (buckets > 0 ? buckets : max_relative);
   }
   return s;
@@ -215,17 +220,11 @@ Value masked_lm(const BuildInput& in, GraphBuilder& b, const Value& x, const Dim
   return logits;
 }
 
-}  // namespace
-
-Value build(const BuildInput& in, GraphBuilder& b, Version version, const Defaults& defaults) {
-  const Config& c = in.config;
-  const Dims d = read_dims(c, version, defaults);
-  const Scope root = in.head == Head::Base ? Scope() : Scope("deberta");
-  const std::int64_t seq = in.sequence_length(d.max_positions);
-  auto x = embeddings(in, b, d, root / "embeddings", seq);
+// The relative table (with v2's optional LayerNorm), the layers and v2's conv after layer 0, on
+// the embedded sequence x.
+Value encoder_stack(const Config& c, GraphBuilder& b, Value x, const Scope& encoder, const Dims& d) {
+  const Version version = d.version;
   const Value embedded = x;
-  const Scope encoder = root / "encoder";
-
   std::optional<Value> rel;
   if (d.relative) {
     // One table for every layer; positions past it share the last bucket, so any length runs.
@@ -234,7 +233,7 @@ Value build(const BuildInput& in, GraphBuilder& b, Version version, const Defaul
     rel = table;
   }
   if (version == Version::V2) {
-    const std::string norm_rel = c.text({"norm_rel_ebd"}, "none");
+    const std::string norm_rel = c.text({"norm_rel_ebd"}, d.sew_d ? "layer_norm" : "none");
     if (norm_rel.find("layer_norm") != std::string::npos) {
       // The encoder owns this norm even when there is no table to normalise.
       if (rel) {
@@ -254,6 +253,20 @@ Value build(const BuildInput& in, GraphBuilder& b, Version version, const Defaul
     if (i == 0 && kernel > 0) x = conv_layer(c, b, embedded, x, encoder / "conv", d, kernel);
   }
   b.set_block(-1);
+  return x;
+}
+
+}  // namespace
+
+Value build(const BuildInput& in, GraphBuilder& b, Version version, const Defaults& defaults) {
+  const Config& c = in.config;
+  const Dims d = read_dims(c, version, defaults);
+  const Scope root = in.head == Head::Base ? Scope() : Scope("deberta");
+  const std::int64_t seq = in.sequence_length(d.max_positions);
+  auto x = embeddings(in, b, d, root / "embeddings", seq);
+  const Scope encoder = root / "encoder";
+
+  x = encoder_stack(c, b, x, encoder, d);
   if (seq > d.max_positions && !c.flag({"position_biased_input"}, true))
     b.note(fmt::format("sequence of {} tokens is past max_position_embeddings ({}); relative positions saturate",
                        seq, d.max_positions));
@@ -278,6 +291,10 @@ Value build(const BuildInput& in, GraphBuilder& b, Version version, const Defaul
     default:
       return x;
   }
+}
+
+Value v2_encoder(const Config& c, GraphBuilder& b, const Value& x, const Scope& encoder, const Defaults& defaults) {
+  return encoder_stack(c, b, x, encoder, read_dims(c, Version::V2, defaults));
 }
 
 }  // namespace neurarch::families::deberta

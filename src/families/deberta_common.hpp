@@ -20,10 +20,19 @@ struct Defaults {
   std::int64_t layers = 0;
   std::int64_t heads = 0;
   std::int64_t intermediate = 0;
+  /// SEW-D's config class: dropouts from attention_dropout / activation_dropout rather than BERT's
+  /// *_prob keys, and its defaults (relative attention with 256 buckets, shared keys, p2c + c2p,
+  /// a LayerNorm on the table, gelu_python).
+  bool sew_d = false;
 };
 
 /// The base model and the heads of `in.head` (MaskedLM, SequenceClassification,
 /// TokenClassification, QuestionAnswering).
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b, Version version, const Defaults& defaults);
+
+/// v2's encoder alone (relative table, its norm, layers, conv) on an already embedded [seq, hidden]
+/// sequence, at module `encoder`: SEW-D's transformer.
+graph::Value v2_encoder(const Config& c, graph::GraphBuilder& b, const graph::Value& x, const graph::Scope& encoder,
+                        const Defaults& defaults);
 
 }  // namespace neurarch::families::deberta

@@ -179,6 +179,14 @@ const Family& mvp_family();
 const Family& nllb_moe_family();
 //   (end of encdec2 declarations)
 // speech II (wav2vec2 descendants) (declarations)
+const Family& wav2vec2_conformer_family();
+const Family& wav2vec2_bert_family();
+const Family& data2vec_audio_family();
+const Family& unispeech_family();
+const Family& unispeech_sat_family();
+const Family& wavlm_family();
+const Family& sew_family();
+const Family& sew_d_family();
 //   (end of speech2 declarations)
 // encoders III (declarations)
 //   (end of enc3 declarations)
@@ -401,6 +409,14 @@ const RegistryRow kRegistry[] = {
     {"nllb-moe",               nllb_moe_family},
     //   (end of encdec2 rows)
     // speech II (wav2vec2 descendants) (rows)
+    {"wav2vec2-conformer",     wav2vec2_conformer_family},
+    {"wav2vec2-bert",          wav2vec2_bert_family},
+    {"data2vec-audio",         data2vec_audio_family},
+    {"unispeech",              unispeech_family},
+    {"unispeech-sat",          unispeech_sat_family},
+    {"wavlm",                  wavlm_family},
+    {"sew",                    sew_family},
+    {"sew-d",                  sew_d_family},
     //   (end of speech2 rows)
     // encoders III (rows)
     //   (end of enc3 rows)

@@ -123,6 +123,9 @@ class Builder {
       // output, and the product its clamped gate; the GLU product terms are counted by the caller.
       a.saved.push_back({"clamped SwiGLU: gate_up output (clamp input)", elements * 2, c});
       a.saved.push_back({"clamped SwiGLU: clamped gate and sigmoid output", elements * 2, c});
+    } else if (act == "glu") {
+      // nn.GLU keeps its input, twice as wide as the `elements` it produces.
+      a.saved.push_back({"GLU input", elements * 2, c});
     } else if (act == "quick_gelu") {
       a.saved.push_back({"quick-GELU input and sigmoid", elements * 2, c});
     } else if (!act.empty()) {
@@ -268,7 +271,9 @@ class Builder {
         // Training-mode batch norm keeps its input and the per-channel batch mean and inverse std
         // (fp32); it runs in its input's dtype under autocast. ReLU after it keeps its output.
         a.saved.push_back({"BatchNorm input", elements, in_bytes});
-        a.saved.push_back({"BatchNorm batch mean/invstd", 2 * (in_shape.empty() ? 0 : in_shape.front()), 4});
+        // Channels lead a [C, H, W] map and close a time-major [frames, channels] sequence (BatchNorm1d).
+        const std::int64_t channels = in_shape.empty() ? 0 : in_shape.size() == 2 ? in_shape.back() : in_shape.front();
+        a.saved.push_back({"BatchNorm batch mean/invstd", 2 * channels, 4});
         activation(a, n.activation, elements);
         break;
       }
