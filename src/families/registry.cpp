@@ -183,6 +183,15 @@ const Family& nllb_moe_family();
 // encoders III (declarations)
 //   (end of enc3 declarations)
 // vision III (convolutional, hierarchical, video) (declarations)
+const Family& convnextv2_family();
+const Family& dinov3_convnext_family();
+const Family& swinv2_family();
+const Family& videomae_family();
+const Family& vivit_family();
+const Family& timesformer_family();
+const Family& bit_family();
+const Family& vit_hybrid_family();
+const Family& regnet_family();
 //   (end of vis3 declarations)
 // decoders IV (hybrid and recurrent) (declarations)
 //   (end of dec4 declarations)
@@ -388,6 +397,15 @@ const RegistryRow kRegistry[] = {
     // encoders III (rows)
     //   (end of enc3 rows)
     // vision III (convolutional, hierarchical, video) (rows)
+    {"convnextv2",             convnextv2_family},
+    {"dinov3_convnext",        dinov3_convnext_family},
+    {"swinv2",                 swinv2_family},
+    {"videomae",               videomae_family},
+    {"vivit",                  vivit_family},
+    {"timesformer",            timesformer_family},
+    {"bit",                    bit_family},
+    {"vit-hybrid",             vit_hybrid_family},
+    {"regnet",                 regnet_family},
     //   (end of vis3 rows)
     // decoders IV (hybrid and recurrent) (rows)
     //   (end of dec4 rows)
