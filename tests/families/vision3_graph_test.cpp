@@ -1,0 +1,114 @@
+// Shapes and forward checks of the vision III families (ConvNeXt V2, DINOv3 ConvNeXt, Swin V2, the video
+// transformers, BiT, ViT-hybrid, RegNet), by hand from the reference forward passes.
+#include <gtest/gtest.h>
+
+#include "support/image_model.hpp"
+
+namespace neurarch {
+namespace {
+
+using graph::Shape;
+using test_support::build;
+using test_support::node;
+
+TEST(Vision3Graph, ConvNextV2PutsGrnBetweenThePointwiseLayers) {
+  auto m = build({{"model_type", "convnextv2"}}, "ConvNextV2ForImageClassification");
+  const auto& g = m.graph;
+  ASSERT_TRUE(g.forward.ok) << g.forward.reason;
+  EXPECT_EQ(node(g, "FFN_Up_0")->out, (Shape{56, 56, 384}));
+  EXPECT_EQ(node(g, "GRN_0")->inputs.front(), node(g, "FFN_Up_0")->index);
+  EXPECT_EQ(node(g, "FFN_Down_0")->inputs.front(), node(g, "GRN_0")->index);
+  EXPECT_EQ(node(g, "Add_17_1")->out, (Shape{768, 7, 7}));
+  EXPECT_EQ(g.find_tensor("convnextv2.encoder.stages.0.layers.0.layer_scale_parameter"), nullptr);
+}
+
+TEST(Vision3Graph, Dinov3ConvNextPrependsThePooledToken) {
+  auto m = build({{"model_type", "dinov3_convnext"}});
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(node(m.graph, "Final_LayerNorm")->out, (Shape{1 + 7 * 7, 768}));
+  // gamma exists whatever layer_scale_init_value says.
+  auto zero = build({{"model_type", "dinov3_convnext"}, {"layer_scale_init_value", 0.0}});
+  EXPECT_NE(zero.graph.find_tensor("stages.3.layers.2.gamma"), nullptr);
+}
+
+TEST(Vision3Graph, Swinv2IsPostNormCosineWindowAttention) {
+  auto m = build({{"model_type", "swinv2"}});
+  const auto& g = m.graph;
+  ASSERT_TRUE(g.forward.ok) << g.forward.reason;
+  const auto* attn = node(g, "Attention_0");
+  EXPECT_EQ(attn->attention->query_len, 49);
+  EXPECT_FALSE(attn->attention->sdpa);
+  // Post-norm: the first LayerNorm reads the attention output.
+  EXPECT_EQ(node(g, "LayerNorm_0_1")->inputs.front(), attn->index);
+  EXPECT_EQ(g.find_tensor("encoder.layers.0.blocks.0.attention.self.key.bias"), nullptr);
+  EXPECT_EQ(node(g, "Merge_LayerNorm_0")->out, (Shape{28 * 28, 192}));
+  EXPECT_EQ(node(g, "Final_LayerNorm")->out, (Shape{49, 768}));
+}
+
+TEST(Vision3Graph, VideoMaeTokensFollowTubelets) {
+  auto m = build({{"model_type", "videomae"}});
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(m.graph.input_shape, (Shape{16, 3, 224, 224}));
+  EXPECT_EQ(node(m.graph, "Tubelet_Embed")->out, (Shape{8 * 14 * 14, 768}));
+  EXPECT_NE(m.graph.find_tensor("encoder.layer.0.attention.attention.q_bias"), nullptr);
+  auto no_bias = build({{"model_type", "videomae"}, {"qkv_bias", false}});
+  EXPECT_EQ(no_bias.graph.find_tensor("encoder.layer.0.attention.attention.q_bias"), nullptr);
+  auto other = build({{"model_type", "videomae"}}, "", 448);
+  EXPECT_FALSE(other.graph.forward.ok);
+}
+
+TEST(Vision3Graph, VivitCountsEveryTubeletPlusCls) {
+  auto m = build({{"model_type", "vivit"}, {"tubelet_size", {4, 16, 16}}});
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(node(m.graph, "Tubelet_Embed")->out, (Shape{1 + 8 * 14 * 14, 768}));
+  EXPECT_EQ(m.graph.find_tensor("embeddings.position_embeddings")->shape, (Shape{1, 1 + 8 * 14 * 14, 768}));
+}
+
+TEST(Vision3Graph, TimesformerDividesSpaceAndTime) {
+  auto m = build({{"model_type", "timesformer"}});
+  const auto& g = m.graph;
+  ASSERT_TRUE(g.forward.ok) << g.forward.reason;
+  EXPECT_EQ(node(g, "Temporal_Attention_0")->attention->query_len, 8);
+  EXPECT_EQ(node(g, "Temporal_Attention_0")->out, (Shape{8 * 196, 768}));
+  EXPECT_EQ(node(g, "Attention_0")->attention->query_len, 197);
+  EXPECT_EQ(node(g, "Attention_0")->out, (Shape{8 * 197, 768}));
+  EXPECT_EQ(node(g, "Final_LayerNorm")->out, (Shape{1 + 8 * 196, 768}));
+  auto joint = build({{"model_type", "timesformer"}, {"attention_type", "joint_space_time"}});
+  EXPECT_EQ(node(joint.graph, "Attention_0")->attention->query_len, 1 + 8 * 196);
+  EXPECT_EQ(joint.graph.find_tensor("encoder.layer.0.temporal_dense.weight"), nullptr);
+  auto space = build({{"model_type", "timesformer"}, {"attention_type", "space_only"}});
+  EXPECT_EQ(space.graph.find_tensor("embeddings.time_embeddings"), nullptr);
+  EXPECT_THROW(build({{"model_type", "timesformer"}, {"attention_type", "axial"}}), std::exception);
+}
+
+TEST(Vision3Graph, BitDownsamplesToAStrideOf32) {
+  auto m = build({{"model_type", "bit"}});
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(node(m.graph, "Stem_MaxPool")->out, (Shape{64, 56, 56}));
+  EXPECT_EQ(node(m.graph, "Final_GroupNorm")->out, (Shape{2048, 7, 7}));
+  // output_stride 16 dilates the last stage instead of striding.
+  auto dilated = build({{"model_type", "bit"}, {"output_stride", 16}});
+  EXPECT_EQ(node(dilated.graph, "Final_GroupNorm")->out, (Shape{2048, 14, 14}));
+}
+
+TEST(Vision3Graph, VitHybridNeedsTheImageItsPositionTableWasSizedFor) {
+  // The default config sizes positions for a 24x24 map, which a 224-pixel image does not give.
+  auto m = build({{"model_type", "vit-hybrid"}});
+  EXPECT_FALSE(m.graph.forward.ok);
+  auto fitted = build({{"model_type", "vit-hybrid"}, {"image_size", 384}});
+  ASSERT_TRUE(fitted.graph.forward.ok) << fitted.graph.forward.reason;
+  EXPECT_EQ(node(fitted.graph, "Patch_Embed")->out, (Shape{577, 768}));
+}
+
+TEST(Vision3Graph, RegNetSqueezeExcitesYLayersOnly) {
+  auto y = build({{"model_type", "regnet"}});
+  ASSERT_TRUE(y.graph.forward.ok) << y.graph.forward.reason;
+  EXPECT_EQ(node(y.graph, "Global_AvgPool")->out, (Shape{1088, 1, 1}));
+  EXPECT_EQ(node(y.graph, "SqueezeExcite_0_Reduce")->out, (Shape{8, 1, 1}));
+  auto x = build({{"model_type", "regnet"}, {"layer_type", "x"}});
+  EXPECT_EQ(node(x.graph, "SqueezeExcite_0"), nullptr);
+  EXPECT_NE(x.graph.find_tensor("encoder.stages.0.layers.0.layer.2.normalization.weight"), nullptr);
+}
+
+}  // namespace
+}  // namespace neurarch
