@@ -192,6 +192,7 @@ const Family& timesformer_family();
 const Family& bit_family();
 const Family& vit_hybrid_family();
 const Family& regnet_family();
+const Family& efficientnet_family();
 //   (end of vis3 declarations)
 // decoders IV (hybrid and recurrent) (declarations)
 //   (end of dec4 declarations)
@@ -406,6 +407,7 @@ const RegistryRow kRegistry[] = {
     {"bit",                    bit_family},
     {"vit-hybrid",             vit_hybrid_family},
     {"regnet",                 regnet_family},
+    {"efficientnet",           efficientnet_family},
     //   (end of vis3 rows)
     // decoders IV (hybrid and recurrent) (rows)
     //   (end of dec4 rows)

@@ -110,5 +110,19 @@ TEST(Vision3Graph, RegNetSqueezeExcitesYLayersOnly) {
   EXPECT_NE(x.graph.find_tensor("encoder.stages.0.layers.0.layer.2.normalization.weight"), nullptr);
 }
 
+TEST(Vision3Graph, EfficientNetB0Reaches7x7) {
+  auto m = build({{"model_type", "efficientnet"}, {"width_coefficient", 1.0}, {"depth_coefficient", 1.0},
+                  {"hidden_dim", 1280}, {"image_size", 224}});
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(node(m.graph, "Stem_Conv")->out, (Shape{32, 112, 112}));
+  EXPECT_EQ(node(m.graph, "Top_BatchNorm")->out, (Shape{1280, 7, 7}));
+  // 16 blocks; only repeated blocks (not a stage's first) add their input back.
+  EXPECT_NE(node(m.graph, "Project_Conv_15"), nullptr);
+  EXPECT_EQ(node(m.graph, "Add_0"), nullptr);
+  EXPECT_NE(node(m.graph, "Add_2"), nullptr);
+  auto mismatched = build({{"model_type", "efficientnet"}, {"width_coefficient", 1.0}, {"hidden_dim", 2560}});
+  EXPECT_FALSE(mismatched.graph.forward.ok);
+}
+
 }  // namespace
 }  // namespace neurarch
