@@ -193,6 +193,8 @@ const Family& bit_family();
 const Family& vit_hybrid_family();
 const Family& regnet_family();
 const Family& efficientnet_family();
+const Family& mobilenet_v2_family();
+const Family& mobilenet_v1_family();
 //   (end of vis3 declarations)
 // decoders IV (hybrid and recurrent) (declarations)
 //   (end of dec4 declarations)
@@ -408,6 +410,8 @@ const RegistryRow kRegistry[] = {
     {"vit-hybrid",             vit_hybrid_family},
     {"regnet",                 regnet_family},
     {"efficientnet",           efficientnet_family},
+    {"mobilenet_v2",           mobilenet_v2_family},
+    {"mobilenet_v1",           mobilenet_v1_family},
     //   (end of vis3 rows)
     // decoders IV (hybrid and recurrent) (rows)
     //   (end of dec4 rows)

@@ -12,6 +12,7 @@
 
 #include "blocks/squeeze_excite.hpp"
 #include "families/config_lists.hpp"
+#include "families/conv_bn.hpp"
 #include "families/family.hpp"
 
 namespace neurarch::families {
@@ -23,10 +24,9 @@ using namespace blocks;
 Value conv_layer(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, std::int64_t in,
                  std::int64_t out, std::int64_t kernel, std::int64_t stride, std::int64_t groups,
                  const std::string& activation) {
-  auto h = conv2d(b, x, name + "_Conv",
-                  {.module = module / "convolution", .in = in, .out = out, .kernel = kernel, .stride = stride,
-                   .padding = kernel / 2, .groups = groups, .bias = false});
-  return batch_norm(b, h, name + "_BatchNorm", module / "normalization", activation);
+  return conv_bn(b, x, name,
+                 {.module = module, .in = in, .out = out, .kernel = kernel, .stride = stride, .groups = groups,
+                  .activation = activation});
 }
 
 Value build(const BuildInput& in, GraphBuilder& b) {

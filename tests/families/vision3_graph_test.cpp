@@ -124,5 +124,22 @@ TEST(Vision3Graph, EfficientNetB0Reaches7x7) {
   EXPECT_FALSE(mismatched.graph.forward.ok);
 }
 
+TEST(Vision3Graph, MobileNetsReachStride32UnlessDilated) {
+  auto v2 = build({{"model_type", "mobilenet_v2"}});
+  ASSERT_TRUE(v2.graph.forward.ok) << v2.graph.forward.reason;
+  EXPECT_EQ(node(v2.graph, "Head_BatchNorm")->out, (Shape{1280, 7, 7}));
+  EXPECT_NE(node(v2.graph, "Add_1"), nullptr);  // 24 -> 24 at stride 1
+  EXPECT_EQ(node(v2.graph, "Add_0"), nullptr);  // 16 -> 24
+  auto dilated = build({{"model_type", "mobilenet_v2"}, {"output_stride", 16}});
+  EXPECT_EQ(node(dilated.graph, "Head_BatchNorm")->out, (Shape{1280, 14, 14}));
+  auto thin = build({{"model_type", "mobilenet_v2"}, {"depth_multiplier", 0.35}});
+  EXPECT_EQ(node(thin.graph, "Head_BatchNorm")->out[0], 1280);  // finegrained_output keeps the head wide
+  auto v1 = build({{"model_type", "mobilenet_v1"}});
+  ASSERT_TRUE(v1.graph.forward.ok) << v1.graph.forward.reason;
+  EXPECT_EQ(node(v1.graph, "Pointwise_12_BatchNorm")->out, (Shape{1024, 7, 7}));
+  auto half = build({{"model_type", "mobilenet_v1"}, {"depth_multiplier", 0.5}});
+  EXPECT_EQ(node(half.graph, "Pointwise_12_BatchNorm")->out, (Shape{512, 7, 7}));
+}
+
 }  // namespace
 }  // namespace neurarch
