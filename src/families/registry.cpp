@@ -195,6 +195,7 @@ const Family& regnet_family();
 const Family& efficientnet_family();
 const Family& mobilenet_v2_family();
 const Family& mobilenet_v1_family();
+const Family& poolformer_family();
 //   (end of vis3 declarations)
 // decoders IV (hybrid and recurrent) (declarations)
 //   (end of dec4 declarations)
@@ -412,6 +413,7 @@ const RegistryRow kRegistry[] = {
     {"efficientnet",           efficientnet_family},
     {"mobilenet_v2",           mobilenet_v2_family},
     {"mobilenet_v1",           mobilenet_v1_family},
+    {"poolformer",             poolformer_family},
     //   (end of vis3 rows)
     // decoders IV (hybrid and recurrent) (rows)
     //   (end of dec4 rows)

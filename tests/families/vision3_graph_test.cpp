@@ -141,5 +141,15 @@ TEST(Vision3Graph, MobileNetsReachStride32UnlessDilated) {
   EXPECT_EQ(node(half.graph, "Pointwise_12_BatchNorm")->out, (Shape{512, 7, 7}));
 }
 
+TEST(Vision3Graph, PoolFormerMixesTokensByPooling) {
+  auto m = build({{"model_type", "poolformer"}}, "PoolFormerForImageClassification");
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(node(m.graph, "Patch_Embed_0")->out, (Shape{64, 56, 56}));
+  EXPECT_EQ(node(m.graph, "AvgPool_0")->out, (Shape{64, 56, 56}));
+  EXPECT_EQ(node(m.graph, "Final_GroupNorm")->out, (Shape{512, 7, 7}));
+  auto plain = build({{"model_type", "poolformer"}, {"use_layer_scale", false}});
+  EXPECT_EQ(plain.graph.find_tensor("encoder.block.0.0.layer_scale_1"), nullptr);
+}
+
 }  // namespace
 }  // namespace neurarch
