@@ -196,6 +196,7 @@ const Family& efficientnet_family();
 const Family& mobilenet_v2_family();
 const Family& mobilenet_v1_family();
 const Family& poolformer_family();
+const Family& pvt_v2_family();
 //   (end of vis3 declarations)
 // decoders IV (hybrid and recurrent) (declarations)
 //   (end of dec4 declarations)
@@ -414,6 +415,7 @@ const RegistryRow kRegistry[] = {
     {"mobilenet_v2",           mobilenet_v2_family},
     {"mobilenet_v1",           mobilenet_v1_family},
     {"poolformer",             poolformer_family},
+    {"pvt_v2",                 pvt_v2_family},
     //   (end of vis3 rows)
     // decoders IV (hybrid and recurrent) (rows)
     //   (end of dec4 rows)

@@ -151,5 +151,17 @@ TEST(Vision3Graph, PoolFormerMixesTokensByPooling) {
   EXPECT_EQ(plain.graph.find_tensor("encoder.block.0.0.layer_scale_1"), nullptr);
 }
 
+TEST(Vision3Graph, PvtV2ReducesKeysAndValues) {
+  auto m = build({{"model_type", "pvt_v2"}});
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(node(m.graph, "Attention_0")->attention->kv_len, 7 * 7);  // 56x56 reduced 8x
+  EXPECT_EQ(node(m.graph, "FFN_DWConv_0")->out, (Shape{256, 56, 56}));
+  auto linear = build({{"model_type", "pvt_v2"}, {"linear_attention", true}});
+  ASSERT_TRUE(linear.graph.forward.ok) << linear.graph.forward.reason;
+  EXPECT_EQ(node(linear.graph, "Attention_7")->attention->kv_len, 49);
+  EXPECT_EQ(linear.graph.find_tensor("encoder.layers.3.blocks.1.attention.spatial_reduction.weight")->shape,
+            (Shape{256, 256, 1, 1}));
+}
+
 }  // namespace
 }  // namespace neurarch
