@@ -44,6 +44,14 @@ Value layer(GraphBuilder& b, const Value& x, std::int64_t block, const LayerSpec
   }
   auto residual = add(b, attn, x, names.add(1));
   auto h = norm(b, residual, names.norm(2, NormKind::LayerNorm), {n.norm2});
+  if (n.dwconv.empty()) {
+    // PVT v1's plain MLP.
+    h = dense(b, h, fmt::format("FFN_Dense1_{}", block), n.dense1, s.dim, s.inner, true, s.activation);
+    b.at(h).dropout = s.hidden_dropout;
+    h = dense(b, h, fmt::format("FFN_Dense2_{}", block), n.dense2, s.inner, s.dim, true);
+    b.at(h).dropout = s.hidden_dropout;
+    return add(b, h, residual, names.add(2));
+  }
   h = dense(b, h, fmt::format("FFN_Dense1_{}", block), n.dense1, s.dim, s.inner, true,
             s.linear_attention ? "relu" : "");
   auto dw = conv2d(b, as_map(h, s.h, s.w), fmt::format("FFN_DWConv_{}", block),

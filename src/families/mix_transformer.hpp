@@ -2,7 +2,8 @@
 // The pre-norm layer of SegFormer's Mix Transformer and PVT v2 (same design, different module names): efficient
 // self-attention whose keys and values come from a map reduced by an sr x sr stride conv + LayerNorm (PVT v2's
 // linear attention: a 7x7 adaptive average pool, a 1x1 conv, LayerNorm and GELU), then a Mix-FFN (dense1 ->
-// 3x3 depthwise conv -> activation -> dense2) over the tokens of an h x w map.
+// 3x3 depthwise conv -> activation -> dense2) over the tokens of an h x w map; PVT v1 has the same attention and
+// a plain MLP.
 #include <cstdint>
 #include <string>
 
@@ -23,7 +24,7 @@ struct LayerNames {
   Scope attention;            ///< the attention node's module
   Scope q, k, v, o;
   Scope reduction, reduction_norm;  ///< spatial reduction conv and its LayerNorm
-  Scope dense1, dwconv, dense2;
+  Scope dense1, dwconv, dense2;  ///< dwconv empty: a plain MLP (PVT v1)
 };
 
 struct LayerSpec {

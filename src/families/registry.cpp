@@ -197,6 +197,7 @@ const Family& mobilenet_v2_family();
 const Family& mobilenet_v1_family();
 const Family& poolformer_family();
 const Family& pvt_v2_family();
+const Family& pvt_family();
 //   (end of vis3 declarations)
 // decoders IV (hybrid and recurrent) (declarations)
 //   (end of dec4 declarations)
@@ -416,6 +417,7 @@ const RegistryRow kRegistry[] = {
     {"mobilenet_v1",           mobilenet_v1_family},
     {"poolformer",             poolformer_family},
     {"pvt_v2",                 pvt_v2_family},
+    {"pvt",                    pvt_family},
     //   (end of vis3 rows)
     // decoders IV (hybrid and recurrent) (rows)
     //   (end of dec4 rows)

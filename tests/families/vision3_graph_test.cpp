@@ -163,5 +163,15 @@ TEST(Vision3Graph, PvtV2ReducesKeysAndValues) {
             (Shape{256, 256, 1, 1}));
 }
 
+TEST(Vision3Graph, PvtAddsTheClsTokenInTheLastStage) {
+  auto m = build({{"model_type", "pvt"}});
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(node(m.graph, "Learned_Pos_Embed_0")->out, (Shape{56 * 56, 64}));
+  EXPECT_EQ(node(m.graph, "Learned_Pos_Embed_3")->out, (Shape{1 + 7 * 7, 512}));
+  EXPECT_EQ(node(m.graph, "Attention_0")->attention->kv_len, 7 * 7);
+  EXPECT_EQ(node(m.graph, "Final_LayerNorm")->out, (Shape{50, 512}));
+  EXPECT_EQ(node(m.graph, "FFN_DWConv_0"), nullptr);
+}
+
 }  // namespace
 }  // namespace neurarch
