@@ -198,6 +198,7 @@ const Family& mobilenet_v1_family();
 const Family& poolformer_family();
 const Family& pvt_v2_family();
 const Family& pvt_family();
+const Family& van_family();
 //   (end of vis3 declarations)
 // decoders IV (hybrid and recurrent) (declarations)
 //   (end of dec4 declarations)
@@ -418,6 +419,7 @@ const RegistryRow kRegistry[] = {
     {"poolformer",             poolformer_family},
     {"pvt_v2",                 pvt_v2_family},
     {"pvt",                    pvt_family},
+    {"van",                    van_family},
     //   (end of vis3 rows)
     // decoders IV (hybrid and recurrent) (rows)
     //   (end of dec4 rows)
