@@ -199,6 +199,7 @@ const Family& poolformer_family();
 const Family& pvt_v2_family();
 const Family& pvt_family();
 const Family& van_family();
+const Family& levit_family();
 //   (end of vis3 declarations)
 // decoders IV (hybrid and recurrent) (declarations)
 //   (end of dec4 declarations)
@@ -420,6 +421,7 @@ const RegistryRow kRegistry[] = {
     {"pvt_v2",                 pvt_v2_family},
     {"pvt",                    pvt_family},
     {"van",                    van_family},
+    {"levit",                  levit_family},
     //   (end of vis3 rows)
     // decoders IV (hybrid and recurrent) (rows)
     //   (end of dec4 rows)

@@ -177,7 +177,7 @@ TEST(Vision3Graph, DefaultConfigsRunForward) {
   // ViT-hybrid's default is excluded: its position table does not fit its image (tested above).
   for (const char* type : {"convnextv2", "dinov3_convnext", "swinv2", "videomae", "vivit", "timesformer", "bit",
                            "regnet", "efficientnet", "mobilenet_v2", "mobilenet_v1", "poolformer", "pvt_v2", "pvt",
-                           "van"}) {
+                           "van", "levit"}) {
     auto m = build({{"model_type", type}});
     EXPECT_TRUE(m.graph.forward.ok) << type << ": " << m.graph.forward.reason;
     EXPECT_GT(m.graph.parameter_count(), 0) << type;
@@ -185,6 +185,19 @@ TEST(Vision3Graph, DefaultConfigsRunForward) {
   auto van = build({{"model_type", "van"}});
   EXPECT_EQ(node(van.graph, "LKA_DepthWiseDilated_0")->out, (Shape{64, 56, 56}));
   EXPECT_EQ(node(van.graph, "Final_LayerNorm")->out, (Shape{512}));
+}
+
+TEST(Vision3Graph, LevitSubsamplesBetweenStages) {
+  auto m = build({{"model_type", "levit"}}, "LevitForImageClassification");
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(node(m.graph, "Stem_BatchNorm_4")->out, (Shape{128, 14, 14}));
+  const auto* sub = node(m.graph, "Subsample_Attention_4");
+  EXPECT_EQ(sub->attention->query_len, 49);
+  EXPECT_EQ(sub->attention->kv_len, 196);
+  EXPECT_FALSE(sub->attention->sdpa);
+  EXPECT_EQ(node(m.graph, "Subsample_Projection_4_BatchNorm")->out, (Shape{49, 256}));
+  auto other = build({{"model_type", "levit"}}, "", 256);
+  EXPECT_FALSE(other.graph.forward.ok);
 }
 
 }  // namespace
