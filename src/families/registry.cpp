@@ -200,6 +200,7 @@ const Family& pvt_v2_family();
 const Family& pvt_family();
 const Family& van_family();
 const Family& levit_family();
+const Family& cvt_family();
 //   (end of vis3 declarations)
 // decoders IV (hybrid and recurrent) (declarations)
 //   (end of dec4 declarations)
@@ -422,6 +423,7 @@ const RegistryRow kRegistry[] = {
     {"pvt",                    pvt_family},
     {"van",                    van_family},
     {"levit",                  levit_family},
+    {"cvt",                    cvt_family},
     //   (end of vis3 rows)
     // decoders IV (hybrid and recurrent) (rows)
     //   (end of dec4 rows)

@@ -177,7 +177,7 @@ TEST(Vision3Graph, DefaultConfigsRunForward) {
   // ViT-hybrid's default is excluded: its position table does not fit its image (tested above).
   for (const char* type : {"convnextv2", "dinov3_convnext", "swinv2", "videomae", "vivit", "timesformer", "bit",
                            "regnet", "efficientnet", "mobilenet_v2", "mobilenet_v1", "poolformer", "pvt_v2", "pvt",
-                           "van", "levit"}) {
+                           "van", "levit", "cvt"}) {
     auto m = build({{"model_type", type}});
     EXPECT_TRUE(m.graph.forward.ok) << type << ": " << m.graph.forward.reason;
     EXPECT_GT(m.graph.parameter_count(), 0) << type;
@@ -198,6 +198,21 @@ TEST(Vision3Graph, LevitSubsamplesBetweenStages) {
   EXPECT_EQ(node(m.graph, "Subsample_Projection_4_BatchNorm")->out, (Shape{49, 256}));
   auto other = build({{"model_type", "levit"}}, "", 256);
   EXPECT_FALSE(other.graph.forward.ok);
+}
+
+TEST(Vision3Graph, CvtProjectsKeysAndValuesThroughStridedConvolutions) {
+  auto m = build({{"model_type", "cvt"}}, "CvtForImageClassification");
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(node(m.graph, "Attention_0")->attention->query_len, 56 * 56);
+  EXPECT_EQ(node(m.graph, "Attention_0")->attention->kv_len, 28 * 28);
+  EXPECT_EQ(node(m.graph, "Attention_3")->attention->query_len, 1 + 14 * 14);  // the CLS token joins in stage 2
+  EXPECT_EQ(node(m.graph, "Attention_3")->attention->kv_len, 1 + 7 * 7);
+  auto avg = build({{"model_type", "cvt"}, {"qkv_projection_method", {"avg", "avg", "avg"}}});
+  ASSERT_TRUE(avg.graph.forward.ok) << avg.graph.forward.reason;
+  EXPECT_EQ(avg.graph.find_tensor(
+                "encoder.stages.0.layers.0.attention.attention.convolution_projection_key.convolution_projection."
+                "convolution.weight"),
+            nullptr);
 }
 
 }  // namespace
