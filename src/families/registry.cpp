@@ -201,6 +201,7 @@ const Family& pvt_family();
 const Family& van_family();
 const Family& levit_family();
 const Family& cvt_family();
+const Family& focalnet_family();
 //   (end of vis3 declarations)
 // decoders IV (hybrid and recurrent) (declarations)
 //   (end of dec4 declarations)
@@ -424,6 +425,7 @@ const RegistryRow kRegistry[] = {
     {"van",                    van_family},
     {"levit",                  levit_family},
     {"cvt",                    cvt_family},
+    {"focalnet",               focalnet_family},
     //   (end of vis3 rows)
     // decoders IV (hybrid and recurrent) (rows)
     //   (end of dec4 rows)

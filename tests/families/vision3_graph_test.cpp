@@ -177,7 +177,7 @@ TEST(Vision3Graph, DefaultConfigsRunForward) {
   // ViT-hybrid's default is excluded: its position table does not fit its image (tested above).
   for (const char* type : {"convnextv2", "dinov3_convnext", "swinv2", "videomae", "vivit", "timesformer", "bit",
                            "regnet", "efficientnet", "mobilenet_v2", "mobilenet_v1", "poolformer", "pvt_v2", "pvt",
-                           "van", "levit", "cvt"}) {
+                           "van", "levit", "cvt", "focalnet"}) {
     auto m = build({{"model_type", type}});
     EXPECT_TRUE(m.graph.forward.ok) << type << ": " << m.graph.forward.reason;
     EXPECT_GT(m.graph.parameter_count(), 0) << type;
@@ -213,6 +213,17 @@ TEST(Vision3Graph, CvtProjectsKeysAndValuesThroughStridedConvolutions) {
                 "encoder.stages.0.layers.0.attention.attention.convolution_projection_key.convolution_projection."
                 "convolution.weight"),
             nullptr);
+}
+
+TEST(Vision3Graph, FocalNetModulatesWithGrowingKernels) {
+  auto m = build({{"model_type", "focalnet"}}, "FocalNetForImageClassification");
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(node(m.graph, "Modulation_In_0")->out, (Shape{56 * 56, 2 * 96 + 3}));
+  EXPECT_EQ(node(m.graph, "Focal_Conv_0_1")->spatial->kernel_h, 5);
+  EXPECT_EQ(node(m.graph, "Downsample_LayerNorm_2")->out, (Shape{7 * 7, 768}));
+  EXPECT_EQ(node(m.graph, "Final_LayerNorm")->out, (Shape{49, 768}));
+  auto scaled = build({{"model_type", "focalnet"}, {"use_layerscale", true}});
+  EXPECT_NE(scaled.graph.find_tensor("encoder.stages.3.layers.1.gamma_2"), nullptr);
 }
 
 }  // namespace
