@@ -202,6 +202,7 @@ const Family& van_family();
 const Family& levit_family();
 const Family& cvt_family();
 const Family& focalnet_family();
+const Family& hiera_family();
 //   (end of vis3 declarations)
 // decoders IV (hybrid and recurrent) (declarations)
 //   (end of dec4 declarations)
@@ -426,6 +427,7 @@ const RegistryRow kRegistry[] = {
     {"levit",                  levit_family},
     {"cvt",                    cvt_family},
     {"focalnet",               focalnet_family},
+    {"hiera",                  hiera_family},
     //   (end of vis3 rows)
     // decoders IV (hybrid and recurrent) (rows)
     //   (end of dec4 rows)

@@ -177,7 +177,7 @@ TEST(Vision3Graph, DefaultConfigsRunForward) {
   // ViT-hybrid's default is excluded: its position table does not fit its image (tested above).
   for (const char* type : {"convnextv2", "dinov3_convnext", "swinv2", "videomae", "vivit", "timesformer", "bit",
                            "regnet", "efficientnet", "mobilenet_v2", "mobilenet_v1", "poolformer", "pvt_v2", "pvt",
-                           "van", "levit", "cvt", "focalnet"}) {
+                           "van", "levit", "cvt", "focalnet", "hiera"}) {
     auto m = build({{"model_type", type}});
     EXPECT_TRUE(m.graph.forward.ok) << type << ": " << m.graph.forward.reason;
     EXPECT_GT(m.graph.parameter_count(), 0) << type;
@@ -224,6 +224,21 @@ TEST(Vision3Graph, FocalNetModulatesWithGrowingKernels) {
   EXPECT_EQ(node(m.graph, "Final_LayerNorm")->out, (Shape{49, 768}));
   auto scaled = build({{"model_type", "focalnet"}, {"use_layerscale", true}});
   EXPECT_NE(scaled.graph.find_tensor("encoder.stages.3.layers.1.gamma_2"), nullptr);
+}
+
+TEST(Vision3Graph, HieraPoolsQueriesAtStageBoundaries) {
+  auto m = build({{"model_type", "hiera"}}, "HieraForImageClassification");
+  ASSERT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(node(m.graph, "Learned_Pos_Embed")->out, (Shape{3136, 96}));
+  // Stage 0 attends inside 64-token mask units; layer 2 opens stage 1, pools its queries by 4 and still uses
+  // mask units (16 tokens after pooling) because stage 0 did.
+  EXPECT_EQ(node(m.graph, "Attention_0")->attention->kv_len, 64);
+  EXPECT_EQ(node(m.graph, "Attention_2")->out, (Shape{784, 192}));
+  EXPECT_EQ(node(m.graph, "Attention_2")->attention->query_len, 16);
+  EXPECT_EQ(node(m.graph, "Residual_Pool_2")->out, (Shape{784, 192}));
+  // Stage 3 attends globally over 49 tokens.
+  EXPECT_EQ(node(m.graph, "Attention_23")->attention->kv_len, 49);
+  EXPECT_EQ(node(m.graph, "Pooler_LayerNorm")->out, (Shape{768}));
 }
 
 }  // namespace
