@@ -7,16 +7,13 @@
 #include <fmt/format.h>
 
 #include "families/config_lists.hpp"
+#include "families/convnext_common.hpp"
 #include "families/family.hpp"
 
 namespace neurarch::families {
 namespace {
 
 using namespace blocks;
-
-// A [C, H, W] map seen channels-last, as the reference permutes it (a view: no node).
-Value channels_last(const Value& x) { return Value{x.node, {x.shape[1], x.shape[2], x.shape[0]}}; }
-Value channels_first(const Value& x) { return Value{x.node, {x.shape[2], x.shape[0], x.shape[1]}}; }
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
@@ -34,7 +31,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   auto x = b.input({channels, image, image}, "pixels");
   x = conv2d(b, x, "Stem_Conv",
              {.module = emb / "patch_embeddings", .in = channels, .out = hidden[0], .kernel = patch, .stride = patch});
-  x = channels_first(norm(b, channels_last(x), "Stem_LayerNorm", {emb / "layernorm"}));
+  x = convnext::channels_first_norm(b, x, "Stem_LayerNorm", emb / "layernorm");
 
   std::int64_t block = 0;
   std::int64_t width = hidden[0];
@@ -42,23 +39,16 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     const Scope stage = root / "encoder" / "stages" / static_cast<std::int64_t>(s);
     if (s > 0 || width != hidden[s]) {
       const Scope down = stage / "downsampling_layer";
-      x = channels_first(norm(b, channels_last(x), fmt::format("Downsample_LayerNorm_{}", s), {down / 0}));
+      x = convnext::channels_first_norm(b, x, fmt::format("Downsample_LayerNorm_{}", s), down / 0);
       x = conv2d(b, x, fmt::format("Downsample_Conv_{}", s),
                  {.module = down / 1, .in = width, .out = hidden[s], .kernel = 2, .stride = s > 0 ? 2 : 1});
     }
     width = hidden[s];
     for (std::int64_t j = 0; j < depths[s]; ++j, ++block) {
-      b.set_block(static_cast<int>(block));
       const Scope l = stage / "layers" / j;
-      BlockNames n{block};
-      auto h = conv2d(b, x, fmt::format("Depthwise_Conv_{}", block),
-                      {.module = l / "dwconv", .in = width, .out = width, .kernel = 7, .padding = 3, .groups = width});
-      h = norm(b, channels_last(h), n.norm(1, NormKind::LayerNorm), {l / "layernorm"});
-      h = feed_forward(b, h, n.ffn(),
-                       {.hidden = width, .intermediate = 4 * width, .activation = act, .module = l,
-                        .up = l / "pwconv1", .down = l / "pwconv2"});
-      if (scaled) h = layer_scale(b, h, n.scale(1), l("layer_scale_parameter"));
-      x = add(b, channels_first(h), x, n.add(1));
+      x = convnext::layer(b, x, block, width, act,
+                          {.layer = l, .dwconv = l / "dwconv", .norm = l / "layernorm", .up = l / "pwconv1",
+                           .down = l / "pwconv2", .scale = scaled ? l("layer_scale_parameter") : ""});
     }
   }
   b.set_block(-1);

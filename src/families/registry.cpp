@@ -191,6 +191,26 @@ const Family& sew_d_family();
 // encoders III (declarations)
 //   (end of enc3 declarations)
 // vision III (convolutional, hierarchical, video) (declarations)
+const Family& convnextv2_family();
+const Family& dinov3_convnext_family();
+const Family& swinv2_family();
+const Family& videomae_family();
+const Family& vivit_family();
+const Family& timesformer_family();
+const Family& bit_family();
+const Family& vit_hybrid_family();
+const Family& regnet_family();
+const Family& efficientnet_family();
+const Family& mobilenet_v2_family();
+const Family& mobilenet_v1_family();
+const Family& poolformer_family();
+const Family& pvt_v2_family();
+const Family& pvt_family();
+const Family& van_family();
+const Family& levit_family();
+const Family& cvt_family();
+const Family& focalnet_family();
+const Family& hiera_family();
 //   (end of vis3 declarations)
 // decoders IV (hybrid and recurrent) (declarations)
 const Family& apertus_family();
@@ -421,6 +441,26 @@ const RegistryRow kRegistry[] = {
     // encoders III (rows)
     //   (end of enc3 rows)
     // vision III (convolutional, hierarchical, video) (rows)
+    {"convnextv2",             convnextv2_family},
+    {"dinov3_convnext",        dinov3_convnext_family},
+    {"swinv2",                 swinv2_family},
+    {"videomae",               videomae_family},
+    {"vivit",                  vivit_family},
+    {"timesformer",            timesformer_family},
+    {"bit",                    bit_family},
+    {"vit-hybrid",             vit_hybrid_family},
+    {"regnet",                 regnet_family},
+    {"efficientnet",           efficientnet_family},
+    {"mobilenet_v2",           mobilenet_v2_family},
+    {"mobilenet_v1",           mobilenet_v1_family},
+    {"poolformer",             poolformer_family},
+    {"pvt_v2",                 pvt_v2_family},
+    {"pvt",                    pvt_family},
+    {"van",                    van_family},
+    {"levit",                  levit_family},
+    {"cvt",                    cvt_family},
+    {"focalnet",               focalnet_family},
+    {"hiera",                  hiera_family},
     //   (end of vis3 rows)
     // decoders IV (hybrid and recurrent) (rows)
     {"apertus",                apertus_family},

@@ -12,16 +12,15 @@
 
 #include "families/config_lists.hpp"
 #include "families/family.hpp"
+#include "families/mix_transformer.hpp"
 
 namespace neurarch::families {
 namespace {
 
 using namespace blocks;
 
-Value as_tokens(const Value& map) { return Value{map.node, {map.shape[1] * map.shape[2], map.shape[0]}}; }
-Value as_map(const Value& tokens, std::int64_t h, std::int64_t w) {
-  return Value{tokens.node, {tokens.shape.back(), h, w}};
-}
+using mix::as_map;
+using mix::as_tokens;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
@@ -62,39 +61,17 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     const std::int64_t h = map.shape[1], w = map.shape[2];
     x = norm(b, as_tokens(map), fmt::format("Patch_Embed_LayerNorm_{}", s), {embed / "layer_norm"});
     for (std::int64_t j = 0; j < depths[s]; ++j, ++block) {
-      b.set_block(static_cast<int>(block));
       const Scope l = encoder / "block" / stage / j;
       const Scope self = l / "attention" / "self";
-      BlockNames n{block};
-      auto normed = norm(b, x, n.norm(1, NormKind::LayerNorm), {l / "layer_norm_1"});
-      Value kv = normed;
-      if (sr[s] > 1) {
-        auto reduced = conv2d(b, as_map(normed, h, w), fmt::format("Reduction_Conv_{}", block),
-                              {.module = self / "sr", .in = dim, .out = dim, .kernel = sr[s], .stride = sr[s]});
-        kv = norm(b, as_tokens(reduced), fmt::format("Reduction_LayerNorm_{}", block), {self / "layer_norm"});
-      }
-      auto attn = attention(b, normed, n.attention(),
-                            {.hidden = dim, .heads = heads[s], .module = l / "attention", .q = self / "query",
-                             .k = self / "key", .v = self / "value", .o = l / "attention" / "output" / "dense",
-                             .dropout = attention_dropout, .output_dropout = hidden_dropout});
-      if (kv.node != normed.node) {
-        // Keys and values come from the reduced map.
-        b.at(attn).inputs.push_back(kv.node);
-        b.at(attn).attention->kv_len = kv.shape.front();
-      }
-      auto residual = add(b, attn, x, n.add(1));
       const Scope mlp = l / "mlp";
-      const std::int64_t inner = dim * ratios[s];
-      auto hmid = norm(b, residual, n.norm(2, NormKind::LayerNorm), {l / "layer_norm_2"});
-      hmid = dense(b, hmid, fmt::format("FFN_Dense1_{}", block), mlp / "dense1", dim, inner, true);
-      auto dw = conv2d(b, as_map(hmid, h, w), fmt::format("FFN_DWConv_{}", block),
-                       {.module = mlp / "dwconv" / "dwconv", .in = inner, .out = inner, .kernel = 3, .padding = 1,
-                        .groups = inner});
-      b.at(dw).activation = act;
-      b.at(dw).dropout = hidden_dropout;
-      hmid = dense(b, as_tokens(dw), fmt::format("FFN_Dense2_{}", block), mlp / "dense2", inner, dim, true);
-      b.at(hmid).dropout = hidden_dropout;
-      x = add(b, hmid, residual, n.add(2));
+      x = mix::layer(b, x, block,
+                     {.dim = dim, .heads = heads[s], .sr_ratio = sr[s], .inner = dim * ratios[s], .h = h, .w = w,
+                      .activation = act, .attention_dropout = attention_dropout, .hidden_dropout = hidden_dropout},
+                     {.norm1 = l / "layer_norm_1", .norm2 = l / "layer_norm_2", .attention = l / "attention",
+                      .q = self / "query", .k = self / "key", .v = self / "value",
+                      .o = l / "attention" / "output" / "dense", .reduction = self / "sr",
+                      .reduction_norm = self / "layer_norm", .dense1 = mlp / "dense1", .dwconv = mlp / "dwconv" / "dwconv",
+                      .dense2 = mlp / "dense2"});
     }
     b.set_block(-1);
     x = norm(b, x, fmt::format("Stage_LayerNorm_{}", s), {encoder / "layer_norm" / stage});

@@ -6,20 +6,16 @@
 // neighbours concatenated -> LayerNorm(4C) -> bias-free Linear to 2C) halves the grid. When a stage's grid is no
 // larger than the window, the window shrinks to the grid and the shift is dropped. The model ends with a
 // LayerNorm and an average over the tokens (SwinModel's pooler; the classifier reads it).
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "families/config_lists.hpp"
 #include "families/family.hpp"
+#include "families/swin_common.hpp"
 
 namespace neurarch::families {
 namespace {
 
 using namespace blocks;
-using graph::NodeType;
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
@@ -35,37 +31,22 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const double hidden_dropout = c.number({"hidden_dropout_prob"}, 0.0);
   const double attention_dropout = c.number({"attention_probs_dropout_prob"}, 0.0);
   const std::string act = c.text({"hidden_act"}, "gelu");
-  const bool absolute = c.flag({"use_absolute_embeddings"}, false);
   const std::int64_t configured_image = c.dim({"image_size"}, 224);
-  const std::int64_t image = in.image_size(configured_image);
 
   const Scope root = in.head == Head::Base ? Scope() : Scope("swin");
-  const Scope emb = root / "embeddings";
-  const Scope projection = emb / "patch_embeddings" / "projection";
-  auto pixels = b.input({channels, image, image}, "pixels");
-  std::int64_t grid_h = ceil_div(image, patch), grid_w = ceil_div(image, patch);
-  auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", {grid_h * grid_w, embed}, {pixels}, projection);
-  b.parameter(x, projection("weight"), {embed, channels, patch, patch});
-  b.parameter(x, projection("bias"), {embed});
-  x = norm(b, x, "Embed_LayerNorm", {emb / "norm"});
-  if (absolute) {
-    // Sized for the configured image (plus one row the reference allocates); another size does not add up.
-    const std::int64_t rows = ceil_div(configured_image, patch) * ceil_div(configured_image, patch) + 1;
-    auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", x.shape, {x}, emb);
-    b.parameter(pos, emb("position_embeddings"), {1, rows, embed});
-    if (image != configured_image)
-      b.fail(pos, fmt::format("absolute position embeddings are sized for a {}-pixel image, not {}", configured_image,
-                              image));
-    x = pos;
-  }
-  b.at(x).dropout = hidden_dropout;
+  auto pixels = b.input({channels, in.image_size(configured_image), in.image_size(configured_image)}, "pixels");
+  auto [x, grid_h, grid_w] = swin::embed(b, pixels, root / "embeddings",
+                                         {.channels = channels, .patch = patch, .dim = embed,
+                                          .configured_image = configured_image,
+                                          .image = in.image_size(configured_image),
+                                          .absolute = c.flag({"use_absolute_embeddings"}, false),
+                                          .dropout = hidden_dropout});
 
   std::int64_t dim = embed;
   std::int64_t block = 0;
   for (std::size_t s = 0; s < depths.size(); ++s) {
     const Scope stage = root / "encoder" / "layers" / static_cast<std::int64_t>(s);
-    const std::int64_t w = std::min({window, grid_h, grid_w});  // the window never exceeds the grid
-    const std::int64_t windows = ceil_div(grid_h, w) * ceil_div(grid_w, w);
+    const std::int64_t w = swin::window_side(window, grid_h, grid_w);
     for (std::int64_t j = 0; j < depths[s]; ++j, ++block) {
       b.set_block(static_cast<int>(block));
       const Scope l = stage / "blocks" / j;
@@ -77,13 +58,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                     {.hidden = dim, .heads = heads[s], .module = attn, .q = self / "query", .k = self / "key",
                      .v = self / "value", .o = attn / "output" / "dense", .qkv_bias = qkv_bias,
                      .dropout = attention_dropout, .output_dropout = hidden_dropout});
-      // Attention runs in windows of w x w tokens, batched inside the graph.
-      b.at(h).attention->query_len = w * w;
-      b.at(h).attention->kv_len = w * w;
+      swin::attend_in_windows(b, h, w, grid_h, grid_w, s, j == 0);
       b.parameter(h, self("relative_position_bias_table"), {(2 * window - 1) * (2 * window - 1), heads[s]});
       b.buffer(h, self("relative_position_index"), {window * window, window * window}, DType::I64);
-      if (j == 0 && windows * w * w != grid_h * grid_w)
-        b.note(fmt::format("stage {}: the {}x{} token grid is padded to whole {}x{} windows", s, grid_h, grid_w, w, w));
       auto residual = add(b, h, x, n.add(1));
       h = norm(b, residual, n.norm(2, NormKind::LayerNorm), {l / "layernorm_after"});
       h = feed_forward(b, h, n.ffn(),
@@ -95,8 +72,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     b.set_block(-1);
     if (s + 1 < depths.size()) {
       const Scope down = stage / "downsample";
-      grid_h = ceil_div(grid_h, 2);
-      grid_w = ceil_div(grid_w, 2);
+      grid_h = swin::ceil_div(grid_h, 2);
+      grid_w = swin::ceil_div(grid_w, 2);
       auto merged = norm(b, Value{x.node, {grid_h * grid_w, 4 * dim}}, fmt::format("Merge_LayerNorm_{}", s),
                          {down / "norm"});
       x = dense(b, merged, fmt::format("Merge_Reduction_{}", s), down / "reduction", 4 * dim, 2 * dim, false);

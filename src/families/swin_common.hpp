@@ -1,0 +1,42 @@
+#pragma once
+// What Swin and Swin V2 share: the patch embedding (the image padded to a multiple of the patch, a
+// patch_size-stride conv, LayerNorm, optional absolute positions) and the sizing of window attention (the
+// window shrinks to the grid when the grid is smaller; the grid is padded to whole windows).
+#include <cstdint>
+
+#include "families/family.hpp"
+
+namespace neurarch::families::swin {
+
+using blocks::GraphBuilder;
+using blocks::Scope;
+using blocks::Value;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+
+struct EmbedSpec {
+  std::int64_t channels = 3;
+  std::int64_t patch = 4;
+  std::int64_t dim = 96;
+  std::int64_t configured_image = 224;  ///< sizes the absolute position table
+  std::int64_t image = 224;             ///< the image this graph runs
+  bool absolute = false;                ///< use_absolute_embeddings
+  double dropout = 0.0;
+};
+
+struct Embedded {
+  Value x;  ///< [grid_h * grid_w, dim]
+  std::int64_t grid_h = 0, grid_w = 0;
+};
+
+/// The embeddings module under `emb` (patch_embeddings.projection, norm, position_embeddings).
+Embedded embed(GraphBuilder& b, const Value& pixels, const Scope& emb, const EmbedSpec& spec);
+
+/// The window side a layer attends within on a grid_h x grid_w grid (never larger than the grid).
+std::int64_t window_side(std::int64_t window, std::int64_t grid_h, std::int64_t grid_w);
+
+/// Marks the attention node `attn` as running inside w x w windows; notes padding once per stage (first).
+void attend_in_windows(GraphBuilder& b, const Value& attn, std::int64_t w, std::int64_t grid_h, std::int64_t grid_w,
+                       std::size_t stage, bool first);
+
+}  // namespace neurarch::families::swin

@@ -1,0 +1,107 @@
+// Swin Transformer V2 (models/swinv2/modeling_swinv2.py, transformers 4.47.1): Swin's patch embedding, window
+// partition and stages, with three changes in each layer and one in patch merging. Attention is cosine
+// attention scaled by a learned per-head logit_scale [heads, 1, 1], with a bias produced by a small MLP
+// (continuous_position_bias_mlp: Linear(2, 512) -> ReLU -> bias-free Linear(512, heads)) from log-spaced
+// relative coordinates; the coordinate table and index are non-persistent buffers, so nothing is saved for them
+// and no tensor depends on the window. The key projection has no bias. Layers are post-norm inside the residual
+// (x + LN(attn(x)), then h + LN(mlp(h))), and patch merging reduces 4C -> 2C before its LayerNorm (over 2C).
+// The reference has only the eager attention path, so the score matrices are kept.
+#include <fmt/format.h>
+
+#include "families/config_lists.hpp"
+#include "families/family.hpp"
+#include "families/swin_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+using namespace blocks;
+
+// The width of the hidden layer of the continuous position bias MLP (fixed in the reference).
+constexpr std::int64_t kPositionBiasHidden = 512;
+
+Value build(const BuildInput& in, GraphBuilder& b) {
+  const Config& c = in.config;
+  const std::int64_t channels = c.dim({"num_channels"}, 3);
+  const std::int64_t patch = c.dim({"patch_size"}, 4);
+  const std::int64_t embed = c.dim({"embed_dim"}, 96);
+  const auto depths = size_list(c, "depths", {2, 2, 6, 2});
+  const auto heads = size_list(c, "num_heads", {3, 6, 12, 24});
+  require_length(c, "num_heads", heads, depths.size());
+  const std::int64_t window = c.dim({"window_size"}, 7);
+  const double mlp_ratio = c.number({"mlp_ratio"}, 4.0);
+  const bool qkv_bias = c.flag({"qkv_bias"}, true);
+  const double hidden_dropout = c.number({"hidden_dropout_prob"}, 0.0);
+  const double attention_dropout = c.number({"attention_probs_dropout_prob"}, 0.0);
+  const std::string act = c.text({"hidden_act"}, "gelu");
+  const std::int64_t configured_image = c.dim({"image_size"}, 224);
+  const std::int64_t image = in.image_size(configured_image);
+
+  const Scope root = in.head == Head::Base ? Scope() : Scope("swinv2");
+  auto pixels = b.input({channels, image, image}, "pixels");
+  auto [x, grid_h, grid_w] = swin::embed(b, pixels, root / "embeddings",
+                                         {.channels = channels, .patch = patch, .dim = embed,
+                                          .configured_image = configured_image, .image = image,
+                                          .absolute = c.flag({"use_absolute_embeddings"}, false),
+                                          .dropout = hidden_dropout});
+
+  std::int64_t dim = embed;
+  std::int64_t block = 0;
+  for (std::size_t s = 0; s < depths.size(); ++s) {
+    const Scope stage = root / "encoder" / "layers" / static_cast<std::int64_t>(s);
+    const std::int64_t w = swin::window_side(window, grid_h, grid_w);
+    for (std::int64_t j = 0; j < depths[s]; ++j, ++block) {
+      b.set_block(static_cast<int>(block));
+      const Scope l = stage / "blocks" / j;
+      const Scope attn = l / "attention";
+      const Scope self = attn / "self";
+      BlockNames n{block};
+      auto h = attention(b, x, n.attention(),
+                         {.hidden = dim, .heads = heads[s], .module = attn, .q = self / "query", .k = self / "key",
+                          .v = self / "value", .o = attn / "output" / "dense", .qkv_bias = qkv_bias,
+                          .dropout = attention_dropout, .output_dropout = hidden_dropout, .k_bias = false});
+      swin::attend_in_windows(b, h, w, grid_h, grid_w, s, j == 0);
+      b.at(h).attention->sdpa = false;
+      b.parameter(h, self("logit_scale"), {heads[s], 1, 1});
+      const Scope mlp = self / "continuous_position_bias_mlp";
+      b.parameter(h, (mlp / 0)("weight"), {kPositionBiasHidden, 2});
+      b.parameter(h, (mlp / 0)("bias"), {kPositionBiasHidden});
+      b.parameter(h, (mlp / 2)("weight"), {heads[s], kPositionBiasHidden});
+      h = norm(b, h, n.norm(1, NormKind::LayerNorm), {l / "layernorm_before"});
+      auto residual = add(b, h, x, n.add(1));
+      h = feed_forward(b, residual, n.ffn(),
+                       {.hidden = dim, .intermediate = static_cast<std::int64_t>(mlp_ratio * static_cast<double>(dim)),
+                        .activation = act, .module = l, .up = l / "intermediate" / "dense",
+                        .down = l / "output" / "dense", .output_dropout = hidden_dropout});
+      h = norm(b, h, n.norm(2, NormKind::LayerNorm), {l / "layernorm_after"});
+      x = add(b, h, residual, n.add(2));
+    }
+    b.set_block(-1);
+    if (s + 1 < depths.size()) {
+      const Scope down = stage / "downsample";
+      grid_h = swin::ceil_div(grid_h, 2);
+      grid_w = swin::ceil_div(grid_w, 2);
+      // The 2x2 neighbours are concatenated (a view), reduced, then normalised.
+      x = dense(b, Value{x.node, {grid_h * grid_w, 4 * dim}}, fmt::format("Merge_Reduction_{}", s),
+                down / "reduction", 4 * dim, 2 * dim, false);
+      dim *= 2;
+      x = norm(b, x, fmt::format("Merge_LayerNorm_{}", s), {down / "norm"});
+    }
+  }
+  x = norm(b, x, "Final_LayerNorm", {root / "layernorm"});
+  if (in.head == Head::Base) return x;
+  // The pooler averages the tokens (no parameters); the classifier reads that mean.
+  return classifier(b, Value{x.node, {dim}}, "Classifier", Scope("classifier"), dim, in.num_labels(), true);
+}
+
+}  // namespace
+
+const Family& swinv2_family() {
+  static const Family family{"swinv2", "models/swinv2/modeling_swinv2.py",
+                             {{"Swinv2Model", Head::Base},
+                              {"Swinv2ForImageClassification", Head::ImageClassification}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families
