@@ -206,18 +206,20 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Scope root = in.head == Head::Base ? Scope() : Scope("prophetnet");
   const std::string table = root("word_embeddings.weight");
 
+  // Position ids start at pad_token_id + 1, so this many tokens get rows of their own.
+  const std::int64_t distinct_positions = std::max<std::int64_t>(d.positions - d.pad - 1, 1);
   std::int64_t target = 0;
   Value x;
   if (in.head == Head::CausalLM) {
     // ProphetNetDecoderWrapper: prophetnet.word_embeddings and the decoder alone.
-    target = in.sequence_length(d.positions);
+    target = in.sequence_length(distinct_positions);
     auto ids = b.input({target}, "tokens");
     x = stacks.decoder(ids, std::nullopt, root / "decoder", table, 0);
   } else {
-    const std::int64_t source = in.sequence_length(d.positions);
+    const std::int64_t source = in.sequence_length(distinct_positions);
     auto ids = b.input({source}, "tokens");
     auto memory = stacks.encoder(ids, root / "encoder", table);
-    target = in.target_length(std::min(source, d.positions));
+    target = in.target_length(std::min(source, distinct_positions));
     auto target_ids = b.input({target}, "tokens", "decoder_input_ids");
     x = stacks.decoder(target_ids, memory, root / "decoder", table, static_cast<int>(d.encoder.layers));
   }
