@@ -27,7 +27,10 @@ Value conv1d(GraphBuilder& b, const Value& x, const std::string& name, const Con
       break;
   }
   const std::int64_t out_frames = conv1d_frames(frames, s.kernel, s.stride, s.padding);
-  auto out = b.node(graph::NodeType::Conv1d, name, {out_frames, s.out_channels}, {x}, s.module);
+  // A GLU over the channels (Speech2Text's subsampler) gates one half by the other: half the width out.
+  const bool glu = s.activation == "glu";
+  auto out = b.node(graph::NodeType::Conv1d, name, {out_frames, glu ? s.out_channels / 2 : s.out_channels}, {x},
+                    s.module);
   b.at(out).conv = graph::ConvAttrs{s.in_channels, s.out_channels, s.kernel, s.stride, s.padding, s.groups, frames,
                                     out_frames};
   b.at(out).activation = s.activation;
@@ -39,6 +42,8 @@ Value conv1d(GraphBuilder& b, const Value& x, const std::string& name, const Con
     b.fail(out, fmt::format("expects {} input channels, receives {}", s.in_channels, channels));
   if (s.in_channels % groups != 0 || s.out_channels % groups != 0)
     b.fail(out, fmt::format("{} groups do not divide {} -> {} channels", groups, s.in_channels, s.out_channels));
+  if (glu && s.out_channels % 2 != 0)
+    b.fail(out, fmt::format("a GLU cannot halve {} output channels", s.out_channels));
   if (out_frames < 1)
     b.fail(out, fmt::format("{} input frames are fewer than the kernel of {} (padding {})", frames, s.kernel,
                             s.padding));

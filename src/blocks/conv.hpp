@@ -25,7 +25,7 @@ struct Conv1dSpec {
   std::int64_t padding = 0;
   std::int64_t groups = 1;
   bool bias = true;
-  std::string activation;  ///< applied to the output (gelu after Whisper's convolutions)
+  std::string activation;  ///< applied to the output (gelu after Whisper's convolutions); "glu" halves the channels
   /// true: the weight is declared by the caller (weight-normed convolutions name it differently).
   bool custom_weight = false;
 };

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "blocks/conv.hpp"
 #include "blocks/moe.hpp"
 #include "blocks/seq2seq.hpp"
 #include "families/config_lists.hpp"
@@ -36,6 +37,17 @@ struct Dims {
   // MVP
   bool use_prompt = false;
   std::int64_t prompt_length = 0, prompt_mid_dim = 0;
+  bool attention_bias = true;
+  std::int64_t cross_width = 0;  ///< what encoder_attn's k/v projections read
+  // BigBirdPegasus
+  std::string attention_type;
+  std::int64_t random_blocks = 0;
+  // PEGASUS-X
+  std::int64_t block_size = 0, global_tokens = 0;
+  bool stagger = false;
+  // Speech2Text
+  std::int64_t input_features = 0, conv_channels = 0;
+  std::vector<std::int64_t> conv_kernels;
 };
 
 Dims read_dims(const Config& c, const Layout& layout) {
@@ -43,7 +55,16 @@ Dims read_dims(const Config& c, const Layout& layout) {
   Dims d;
   d.vocab = c.dim({"vocab_size"}, def.vocab);
   d.d_model = c.dim({"d_model", "hidden_size"}, def.d_model);
-  if (layout.split_positions) {
+  if (layout.speech_encoder) {
+    d.encoder_positions = c.dim({"max_source_positions"}, 6000);
+    d.decoder_positions = c.dim({"max_target_positions"}, 1024);
+    d.input_features = c.dim({"input_feat_per_channel"}, 80) * c.dim({"input_channels"}, 1);
+    d.conv_channels = c.dim({"conv_channels"}, 1024);
+    d.conv_kernels = size_list(c, "conv_kernel_sizes", {5, 5});
+    // Speech2TextConfig refuses a kernel list whose length is not num_conv_layers.
+    require_length(c, "conv_kernel_sizes", d.conv_kernels, static_cast<std::size_t>(c.dim({"num_conv_layers"}, 2)));
+    d.shared_embeddings = false;
+  } else if (layout.split_positions) {
     d.encoder_positions = c.dim({"max_encoder_position_embeddings"}, layout.default_positions);
     d.decoder_positions = c.dim({"max_decoder_position_embeddings"}, 1024);
   } else {
@@ -81,6 +102,25 @@ Dims read_dims(const Config& c, const Layout& layout) {
     } else {
       d.attention_windows.assign(static_cast<std::size_t>(d.encoder.layers), c.integer({"attention_window"}, 512));
     }
+  }
+  d.cross_width = layout.cross_attention_width_key && c.has("cross_attention_hidden_size")
+                      ? c.dim({"cross_attention_hidden_size"})
+                      : d.d_model;
+  d.attention_bias = layout.block_sparse_encoder ? c.flag({"use_bias"}, false) : layout.attention_bias;
+  if (layout.block_sparse_encoder) {
+    d.attention_type = c.text({"attention_type"}, "block_sparse");
+    d.block_size = c.dim({"block_size"}, 64);
+    d.random_blocks = c.integer({"num_random_blocks"}, 3);
+  }
+  if (layout.block_local_encoder) {
+    d.block_size = c.dim({"block_size"}, 512);
+    d.global_tokens = c.dim({"num_global_tokens"}, 32);
+    d.stagger = c.flag({"stagger_local_blocks"}, true);
+  }
+  if (layout.fsmt_vocab) {
+    d.vocab = c.dim({"src_vocab_size"}, def.vocab);
+    d.decoder_vocab = d.lm_vocab = c.dim({"tgt_vocab_size"}, def.vocab);
+    d.shared_embeddings = false;
   }
   if (layout.marian_vocab) {
     d.shared_embeddings = c.flag({"share_encoder_decoder_embeddings"}, true);
@@ -132,8 +172,29 @@ class StackBuilder {
         x = b_.node(graph::NodeType::LearnedPosEmbed, prefix + "Sinusoidal_Position_Embedding", x.shape, {x},
                     positions);
         break;
+      case Positions::SinusoidFrozenWeights:
+        x = frozen_sinusoid(x, prefix, positions, max_positions);
+        break;
     }
     if (layout_.layernorm_embedding) x = norm(b_, x, prefix + "Embedding_LayerNorm", {stack / "layernorm_embedding"});
+    b_.at(x).dropout = d_.dropout;
+    return x;
+  }
+
+  /// Conv1dSubsampler over filter-bank frames, scaled by sqrt(d_model) when scale_embedding, then the
+  /// positions and the embedding dropout.
+  Value speech_embed(const Value& features, const Scope& stack) {
+    Value x = features;
+    const auto layers = d_.conv_kernels.size();
+    for (std::size_t i = 0; i < layers; ++i) {
+      const std::int64_t kernel = d_.conv_kernels[i];
+      const std::int64_t out = i + 1 < layers ? d_.conv_channels : 2 * d_.d_model;
+      x = conv1d(b_, x, fmt::format("Conv_Subsampler_{}", i),
+                 {.module = stack / "conv" / "conv_layers" / static_cast<std::int64_t>(i),
+                  .in_channels = i == 0 ? d_.input_features : d_.conv_channels / 2, .out_channels = out,
+                  .kernel = kernel, .stride = 2, .padding = kernel / 2, .activation = "glu"});
+    }
+    x = frozen_sinusoid(x, "", stack / "embed_positions", d_.encoder_positions);
     b_.at(x).dropout = d_.dropout;
     return x;
   }
@@ -141,6 +202,7 @@ class StackBuilder {
   AttentionSpec attention_spec(const Scope& attn, std::int64_t heads, bool causal) const {
     return AttentionSpec{.hidden = d_.d_model, .heads = heads, .causal = causal, .module = attn,
                          .q = attn / "q_proj", .k = attn / "k_proj", .v = attn / "v_proj", .o = attn / "out_proj",
+                         .qkv_bias = d_.attention_bias, .o_bias = d_.attention_bias,
                          .dropout = d_.attention_dropout, .output_dropout = d_.dropout};
   }
 
@@ -162,8 +224,15 @@ class StackBuilder {
   }
 
   Value encoder(const Value& ids, const Scope& stack, const std::string& table, bool owns_table) {
-    auto x = embed(ids, "", stack, table, owns_table, d_.vocab, d_.encoder_positions);
+    auto x = layout_.speech_encoder ? speech_embed(ids, stack)
+                                    : embed(ids, "", stack, table, owns_table, d_.vocab, d_.encoder_positions);
     const auto prompt = make_prompt(ids, stack / "self_attn_prompt", d_.encoder, "Encoder_Self_");
+    std::optional<Value> globals;
+    if (layout_.block_local_encoder) {
+      globals = b_.node(graph::NodeType::Embedding, "Global_Token_Embedding", {d_.global_tokens, d_.d_model}, {ids},
+                        stack / "embed_global");
+      b_.parameter(*globals, (stack / "embed_global")("weight"), {d_.global_tokens, d_.d_model});
+    }
     for (std::int64_t i = 0; i < d_.encoder.layers; ++i) {
       b_.set_block(static_cast<int>(i));
       const Scope l = stack / "layers" / i;
@@ -171,6 +240,8 @@ class StackBuilder {
       x = sublayer(x, n.norm(1, NormKind::LayerNorm), l / "self_attn_layer_norm",
                    [&](const Value& h) {
                      if (layout_.longformer_encoder) return longformer_attention(h, l / "self_attn", i, n.attention());
+                     if (globals) return block_local_attention(h, *globals, l, i, n.attention());
+                     if (layout_.block_sparse_encoder) return block_sparse_attention(h, l / "self_attn", i, n.attention());
                      return with_prompt(eager_if_needed(attention(b_, h, n.attention(), attention_spec(l / "self_attn", d_.encoder.heads, false))), prompt);
                    },
                    n.add(1));
@@ -179,7 +250,7 @@ class StackBuilder {
                    [&](const Value& h) { return ffn(h, "", l, d_.encoder.ffn, i, d_.encoder_sparse_step); }, n.add(2));
     }
     b_.set_block(-1);
-    if (layout_.pre_norm) x = norm(b_, x, "Encoder_Final_LayerNorm", {stack / "layer_norm"});
+    if (layout_.pre_norm) x = norm(b_, x, "Encoder_Final_LayerNorm", {stack / std::string(layout_.final_norm)});
     return x;
   }
 
@@ -220,11 +291,80 @@ class StackBuilder {
                    p + n.add(3));
     }
     b_.set_block(-1);
-    if (layout_.pre_norm) x = norm(b_, x, "Decoder_Final_LayerNorm", {stack / "layer_norm"});
+    if (layout_.pre_norm) x = norm(b_, x, "Decoder_Final_LayerNorm", {stack / std::string(layout_.final_norm)});
     return x;
   }
 
  private:
+  // BigBird's block-sparse attention: each block of block_size queries scores three sliding blocks,
+  // the first and last (global) blocks and num_random_blocks random ones, so the node says query_len =
+  // one block and kv_len = (5 + random) blocks; the two global query blocks, which score every key,
+  // are not counted apart. Inputs too short for the pattern run full attention, as the reference does.
+  Value block_sparse_attention(const Value& h, const Scope& attn, std::int64_t i, const std::string& name) {
+    AttentionSpec s = attention_spec(attn, d_.encoder.heads, false);
+    s.q = attn / "self" / "query";
+    s.k = attn / "self" / "key";
+    s.v = attn / "self" / "value";
+    s.o = attn / "output";
+    auto out = attention(b_, h, name, s);
+    auto& at = *b_.at(out).attention;
+    at.sdpa = false;
+    const std::int64_t seq = at.query_len;
+    const std::int64_t needed = (5 + 2 * d_.random_blocks) * d_.block_size;
+    if (d_.attention_type == "block_sparse" && seq > needed) {
+      at.query_len = d_.block_size;
+      at.kv_len = (5 + d_.random_blocks) * d_.block_size;
+      if (i == 0)
+        b_.note(fmt::format("block-sparse attention: each block of {} queries scores {} keys rather than all {}; "
+                            "the probabilities are counted per block",
+                            d_.block_size, at.kv_len, seq));
+    } else if (d_.attention_type == "block_sparse" && i == 0) {
+      b_.note(fmt::format("block-sparse attention needs more than {} tokens; this {}-token input runs full attention",
+                          needed, seq));
+    }
+    return out;
+  }
+
+  // PEGASUS-X's local attention: each block of block_size tokens scores its own block (shifted by half
+  // a block on odd layers when staggered) and the global tokens, so the node says query_len = one
+  // block and kv_len = block + globals, as LED's sliding window does. The global tokens' own
+  // attention over every token, and their pass through the feed-forward, are a few rows more and
+  // not counted; global_self_attn_layer_norm's weights sit on the attention node.
+  Value block_local_attention(const Value& h, const Value& globals, const Scope& layer, std::int64_t i,
+                              const std::string& name) {
+    auto out = attention(b_, h, name, attention_spec(layer / "self_attn", d_.encoder.heads, false));
+    b_.at(out).inputs.push_back(globals.node);
+    auto& at = *b_.at(out).attention;
+    const std::int64_t seq = at.query_len;
+    at.sdpa = false;
+    at.query_len = std::min(d_.block_size, seq);
+    at.kv_len = at.query_len + d_.global_tokens;
+    const Scope global_norm = layer / "global_self_attn_layer_norm";
+    b_.parameter(out, global_norm("weight"), {d_.d_model});
+    b_.parameter(out, global_norm("bias"), {d_.d_model});
+    if (i == 0) {
+      b_.note(fmt::format("PEGASUS-X's encoder attends within blocks of {} tokens{} plus {} global tokens; the "
+                          "probabilities are counted per block",
+                          d_.block_size, d_.stagger ? " (staggered by half a block on odd layers)" : "",
+                          d_.global_tokens));
+      if (seq % d_.block_size != 0)
+        b_.note(fmt::format("PEGASUS-X pads the {}-token input to a multiple of block_size {} ({} tokens); the "
+                            "padding is not counted",
+                            seq, d_.block_size, (seq + d_.block_size - 1) / d_.block_size * d_.block_size));
+    }
+    return out;
+  }
+
+  // Sized at construction and regrown for a longer input, so no length fails; requires_grad is off.
+  Value frozen_sinusoid(const Value& x, const std::string& prefix, const Scope& positions, std::int64_t max_positions) {
+    auto out = b_.node(graph::NodeType::LearnedPosEmbed, prefix + "Sinusoidal_Position_Embedding", x.shape, {x},
+                       positions);
+    const std::int64_t extra = layout_.sinusoid_offset_after_pad ? d_.pad + 1 : layout_.position_offset;
+    b_.parameter(out, positions(layout_.sinusoid_name), {max_positions + extra, d_.d_model});
+    b_.freeze(out);
+    return out;
+  }
+
   // A dense feed-forward, or NLLB-MoE's top-2 experts in the layers its sparse step picks.
   Value ffn(const Value& h, const std::string& prefix, const Scope& layer, std::int64_t width, std::int64_t i,
             std::int64_t sparse_step) {
@@ -331,8 +471,10 @@ class StackBuilder {
   // The tensors go on the node that ends the self-attention sublayer, so they count within their
   // block without a node that would claim compute or saved activations.
   void unused_cross_attention(const Value& owner, const Scope& attn, const Scope& norm_module) {
-    for (const char* proj : {"k_proj", "v_proj", "q_proj", "out_proj"})
-      linear_tensors(b_, owner, attn / proj, d_.d_model, d_.d_model, true);
+    for (const char* proj : {"k_proj", "v_proj", "q_proj", "out_proj"}) {
+      const bool reads_memory = std::string_view(proj) == "k_proj" || std::string_view(proj) == "v_proj";
+      linear_tensors(b_, owner, attn / proj, reads_memory ? d_.cross_width : d_.d_model, d_.d_model, d_.attention_bias);
+    }
     b_.parameter(owner, norm_module("weight"), {d_.d_model});
     b_.parameter(owner, norm_module("bias"), {d_.d_model});
     if (!noted_) {
@@ -372,7 +514,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     const std::string table = (stack / "embed_tokens")("weight");
     auto ids = b.input({in.sequence_length(d.decoder_positions)}, "tokens");
     auto x = stacks.decoder(ids, std::nullopt, stack, table, true, d.decoder_vocab, 0);
-    LmHeadSpec head{.module = Scope("lm_head"), .hidden = d.d_model, .vocab = d.vocab};
+    LmHeadSpec head{.module = Scope(std::string(layout.lm_head)), .hidden = d.d_model, .vocab = d.vocab};
     if (tie) head.tied_weight = table;
     return lm_head(b, x, "LM_Head", head);
   }
@@ -380,10 +522,20 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   const Scope root = in.head == Head::Base ? Scope() : Scope(std::string(layout.base));
   const std::string shared = root("shared.weight");
   const std::string encoder_table = d.shared_embeddings ? shared : (root / "encoder" / "embed_tokens")("weight");
-  const std::string decoder_table = d.shared_embeddings ? shared : (root / "decoder" / "embed_tokens")("weight");
+  const Scope output_projection = root / "decoder" / "output_projection";
+  const std::string decoder_table = d.shared_embeddings ? shared
+                                    : layout.fsmt_vocab ? output_projection("weight")
+                                                        : (root / "decoder" / "embed_tokens")("weight");
 
-  const std::int64_t source = in.sequence_length(usable);
-  auto ids = b.input({source}, "tokens");
+  std::int64_t source = in.sequence_length(usable);
+  Value ids;
+  if (layout.speech_encoder) {
+    // --seq counts filter-bank frames; each stride-2 convolution halves them before the positions.
+    source = in.requested_seq ? *in.requested_seq : std::min<std::int64_t>(4 * d.encoder_positions, kDefaultSequenceCap);
+    ids = b.input({source, d.input_features}, "audio_features", "input_features");
+  } else {
+    ids = b.input({source}, "tokens");
+  }
   auto memory = stacks.encoder(ids, root / "encoder", encoder_table, true);
 
   // Classification and QA decode the source shifted right: the target length is the source's.
@@ -396,8 +548,15 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   }
   auto target_ids = b.input({target}, "tokens", "decoder_input_ids");
   // Unshared Marian tables are copies of the source table, so they have its rows.
-  auto x = stacks.decoder(target_ids, memory, root / "decoder", decoder_table, !d.shared_embeddings, d.vocab,
+  auto x = stacks.decoder(target_ids, memory, root / "decoder", decoder_table,
+                          !d.shared_embeddings && !layout.fsmt_vocab, layout.fsmt_vocab ? d.decoder_vocab : d.vocab,
                           static_cast<int>(d.encoder.layers));
+  if (layout.fsmt_vocab) {
+    // The decoder itself ends in logits over the target vocabulary, in the base model too.
+    x = lm_head(b, x, "Output_Projection",
+                {.module = output_projection, .hidden = d.d_model, .vocab = d.decoder_vocab});
+    if (in.head == Head::Seq2SeqLM) return x;
+  }
 
   switch (in.head) {
     case Head::Seq2SeqLM: {

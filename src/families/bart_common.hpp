@@ -18,6 +18,9 @@ enum class Positions {
   Learned,           ///< embed_positions.weight [max_positions + offset, d], position ids start at offset
   SinusoidStored,    ///< a fixed sinusoid saved as embed_positions.weight [max_positions, d] (Pegasus, Marian)
   SinusoidBuffer,    ///< a fixed sinusoid in a non-persistent buffer, regrown on demand (M2M100)
+  /// A fixed sinusoid held as a frozen nn.Parameter `embed_positions.weights` [max_positions + offset, d],
+  /// regrown (and so never too short) for a longer input (Speech2Text).
+  SinusoidFrozenWeights,
 };
 
 /// The config class's defaults for keys absent from config.json.
@@ -66,6 +69,34 @@ struct Layout {
   /// MVP: with use_prompt, the encoder (self_attn_prompt) and decoder (self_attn_prompt,
   /// cross_attn_prompt) turn prompt_length learned rows into a key/value prefix for each layer.
   bool prompts = false;
+  /// Speech2Text: the encoder reads filter-bank frames [frames, input_feat_per_channel x input_channels]
+  /// through encoder.conv (Conv1dSubsampler: one stride-2 convolution per conv_kernel_sizes entry, each
+  /// followed by a GLU that halves its channels), scaled like token embeddings; positions are sized by
+  /// max_source_positions / max_target_positions; the decoder owns its token table (no `shared`).
+  bool speech_encoder = false;
+  /// FSMT: src_vocab_size / tgt_vocab_size tables of their own, and every class ends the decoder with
+  /// decoder.output_projection (the saved table; decoder.embed_tokens aliases it) rather than lm_head.
+  bool fsmt_vocab = false;
+  /// SinusoidFrozenWeights: the parameter's name, and whether its extra rows are padding_idx + 1
+  /// (fairseq's make_positions, FSMT) rather than position_offset.
+  std::string_view sinusoid_name = "weights";
+  bool sinusoid_offset_after_pad = false;
+  /// false: q/k/v/out projections have no bias (PEGASUS-X).
+  bool attention_bias = true;
+  /// PEGASUS-X: the encoder's self-attention is local over block_size blocks (staggered by half a block
+  /// on odd layers with stagger_local_blocks), every block also attending to num_global_tokens learned
+  /// global tokens (encoder.embed_global) that attend to everything; each layer normalises the global
+  /// tokens with global_self_attn_layer_norm.
+  bool block_local_encoder = false;
+  /// BigBirdPegasus: the encoder's self-attention is BigBird's (self_attn.self.{query, key, value},
+  /// self_attn.output; block-sparse per attention_type); use_bias switches every attention bias.
+  bool block_sparse_encoder = false;
+  /// The norm after each pre-norm stack (BigBirdPegasus calls it layernorm_embedding).
+  std::string_view final_norm = "layer_norm";
+  /// The LM head's module (TrOCR's output_projection).
+  std::string_view lm_head = "lm_head";
+  /// TrOCR: cross_attention_hidden_size (when set) is the width encoder_attn's k/v projections read.
+  bool cross_attention_width_key = false;
 };
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout);

@@ -234,6 +234,14 @@ const Family& glm4v_family();
 const Family& lfm2_vl_family();
 //   (end of vlm3 declarations)
 // encoder-decoders III (declarations)
+const Family& t5gemma_family();
+const Family& speech_to_text_family();
+const Family& fsmt_family();
+const Family& pegasus_x_family();
+const Family& bigbird_pegasus_family();
+const Family& trocr_family();
+const Family& prophetnet_family();
+const Family& xlm_prophetnet_family();
 //   (end of encdec3 declarations)
 // vision families (declarations)
 const Family& vit_family();
@@ -485,6 +493,14 @@ const RegistryRow kRegistry[] = {
     {"lfm2-vl",                lfm2_vl_family},
     //   (end of vlm3 rows)
     // encoder-decoders III (rows)
+    {"t5gemma",                t5gemma_family},
+    {"speech_to_text",         speech_to_text_family},
+    {"fsmt",                   fsmt_family},
+    {"pegasus_x",              pegasus_x_family},
+    {"bigbird_pegasus",        bigbird_pegasus_family},
+    {"trocr",                  trocr_family},
+    {"prophetnet",             prophetnet_family},
+    {"xlm-prophetnet",         xlm_prophetnet_family},
     //   (end of encdec3 rows)
     // vision families (rows)
     {"vit",                    vit_family},
