@@ -181,6 +181,15 @@ const Family& nllb_moe_family();
 // speech II (wav2vec2 descendants) (declarations)
 //   (end of speech2 declarations)
 // encoders III (declarations)
+const Family& esm_family();
+const Family& longformer_family();
+const Family& roformer_family();
+const Family& rembert_family();
+const Family& convbert_family();
+const Family& squeezebert_family();
+const Family& ibert_family();
+const Family& xlm_family();
+const Family& flaubert_family();
 //   (end of enc3 declarations)
 // vision III (convolutional, hierarchical, video) (declarations)
 //   (end of vis3 declarations)
@@ -386,6 +395,15 @@ const RegistryRow kRegistry[] = {
     // speech II (wav2vec2 descendants) (rows)
     //   (end of speech2 rows)
     // encoders III (rows)
+    {"esm",                    esm_family},
+    {"longformer",             longformer_family},
+    {"roformer",               roformer_family},
+    {"rembert",                rembert_family},
+    {"convbert",               convbert_family},
+    {"squeezebert",            squeezebert_family},
+    {"ibert",                  ibert_family},
+    {"xlm",                    xlm_family},
+    {"flaubert",               flaubert_family},
     //   (end of enc3 rows)
     // vision III (convolutional, hierarchical, video) (rows)
     //   (end of vis3 rows)
