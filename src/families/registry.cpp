@@ -190,6 +190,7 @@ const Family& squeezebert_family();
 const Family& ibert_family();
 const Family& xlm_family();
 const Family& flaubert_family();
+const Family& luke_family();
 //   (end of enc3 declarations)
 // vision III (convolutional, hierarchical, video) (declarations)
 //   (end of vis3 declarations)
@@ -404,6 +405,7 @@ const RegistryRow kRegistry[] = {
     {"ibert",                  ibert_family},
     {"xlm",                    xlm_family},
     {"flaubert",               flaubert_family},
+    {"luke",                   luke_family},
     //   (end of enc3 rows)
     // vision III (convolutional, hierarchical, video) (rows)
     //   (end of vis3 rows)
