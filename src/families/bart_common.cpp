@@ -10,6 +10,7 @@
 #include "blocks/seq2seq.hpp"
 #include "families/config_lists.hpp"
 #include "families/moe_common.hpp"
+#include "families/sliding_window.hpp"
 
 namespace neurarch::families::bart {
 namespace {
@@ -412,12 +413,7 @@ class StackBuilder {
     return attention_node;
   }
 
-  // Longformer's sliding-window self-attention (LED's encoder): every token scores the
-  // attention_window / 2 tokens on either side of it (2w + 1 keys), computed in overlapping
-  // chunks. The node says so with query_len = a chunk of w queries and kv_len = 2w + 1 keys, so
-  // the planners count tokens x heads x (2w + 1) scores rather than seq x seq; the chunked matmul
-  // also computes the scores it then discards (about twice as many), which is not charged, and
-  // neither is the padding of the input to a multiple of the window.
+  // Longformer's sliding-window self-attention (LED's encoder): see families/sliding_window.hpp.
   Value longformer_attention(const Value& h, const Scope& attn, std::int64_t i, const std::string& name) {
     const Scope own = attn / "longformer_self_attn";
     AttentionSpec s = attention_spec(attn, d_.encoder.heads, false);
@@ -425,28 +421,9 @@ class StackBuilder {
     s.k = own / "key";
     s.v = own / "value";
     s.o = attn / "output";
-    const std::int64_t window = d_.attention_windows[static_cast<std::size_t>(i)];
-    const std::int64_t one_sided = std::max<std::int64_t>(window / 2, 1);
     auto out = attention(b_, h, name, s);
-    auto& at = *b_.at(out).attention;
-    at.window = 2 * one_sided + 1;  // after the block: the note below speaks for every layer
-    at.sdpa = false;
-    const std::int64_t seq = at.query_len;
-    const std::int64_t chunks = (seq + one_sided - 1) / one_sided;
-    at.query_len = std::max<std::int64_t>(seq / std::max<std::int64_t>(chunks, 1), 1);
-    at.kv_len = 2 * one_sided + 1;
-    if (window <= 0 || window % 2 != 0)
-      b_.fail(out, fmt::format("attention_window {} of layer {} must be even and positive (LEDEncoderSelfAttention "
-                               "asserts it)",
-                               window, i));
-    if (i == 0)
-      b_.note(fmt::format("LED's encoder attention slides: each token scores the {} tokens on either side ({} keys) "
-                          "rather than all {}; the probabilities are counted per token",
-                          one_sided, 2 * one_sided + 1, seq));
-    if (i == 0 && seq % window != 0)
-      b_.note(fmt::format("LED pads the {}-token input to a multiple of attention_window {} ({} tokens); the padding "
-                          "is not counted",
-                          seq, window, (seq + window - 1) / window * window));
+    sliding_window::apply(b_, out, d_.attention_windows[static_cast<std::size_t>(i)], i,
+                          "LED's encoder");
     return out;
   }
 
@@ -454,8 +431,7 @@ class StackBuilder {
   // the reference gives none unless global_attention_mask is passed: stored weights without a
   // node that would claim their compute or saved inputs.
   void global_projections(const Value& owner, const Scope& own) {
-    for (const char* proj : {"query_global", "key_global", "value_global"})
-      linear_tensors(b_, owner, own / proj, d_.d_model, d_.d_model, true);
+    sliding_window::global_projections(b_, owner, own, d_.d_model);
     if (!global_noted_) {
       b_.note("LED's query_global/key_global/value_global are counted as weights only: they run for tokens given "
               "global attention, none unless global_attention_mask is passed");

@@ -20,6 +20,7 @@ struct Dims {
   bool causal = false;
   bool qkv_bias = true;
   bool relative = false;  ///< position_embedding_type relative_key / relative_key_query
+  bool rotary = false;    ///< position_embedding_type rotary, where the layout knows it
   double hidden_dropout = 0.1;     ///< after embeddings, attention output and FFN output
   double attention_dropout = 0.1;  ///< on the attention probabilities
   bool sdpa = true;
@@ -42,11 +43,13 @@ class LayerBuilder {
     AttentionSpec spec{.hidden = d_.hidden, .heads = d_.heads, .causal = d_.causal, .module = module,
                        .q = self / "query", .k = self / "key", .v = self / "value", .o = module / "output" / "dense",
                        .qkv_bias = d_.qkv_bias, .dropout = d_.attention_dropout,
-                       .output_dropout = d_.hidden_dropout};
+                       .output_dropout = d_.hidden_dropout, .rotary = d_.rotary};
     auto a = memory ? cross_attention(b_, h, *memory, name, spec, d_.encoder_width) : attention(b_, h, name, spec);
     b_.at(a).attention->sdpa = d_.sdpa;
     // Relative scores read a table of every distance -(max-1)..(max-1), one row per head dim.
     if (relative) b_.parameter(a, self("distance_embedding.weight"), {2 * d_.max_positions - 1, d_.hidden / d_.heads});
+    // One frequency per rotated channel pair (arange(0, head_dim, 2)), registered persistent.
+    if (d_.rotary) b_.buffer(a, (self / "rotary_embeddings")("inv_freq"), {(d_.hidden / d_.heads + 1) / 2}, DType::F32);
     if (layout_.attention_extras) layout_.attention_extras(in_, b_, a, self, d_.heads);
     auto sum = add(b_, a, x, names_.add(k_));
     if (layout_.pre_norm) return sum;
@@ -96,10 +99,11 @@ Value mlm_head(const BuildInput& in, GraphBuilder& b, const Layout& layout, cons
   Scope head = roberta ? Scope("lm_head") : Scope("cls") / "predictions";
   // RobertaLMHead hard-codes gelu; BERT's transform follows hidden_act.
   Scope transform = roberta ? head / "dense" : head / "transform" / "dense";
-  auto h = dense(b, t.x, "MLM_Transform", transform, t.hidden, t.hidden, true, roberta ? "gelu" : t.activation);
+  // The transform maps back to the embedding width the tied decoder reads (RoFormer's embedding_size).
+  auto h = dense(b, t.x, "MLM_Transform", transform, t.hidden, t.embedding, true, roberta ? "gelu" : t.activation);
   h = norm(b, h, "MLM_LayerNorm", {roberta ? head / "layer_norm" : head / "transform" / "LayerNorm"});
   const bool tie = layout.tie_lm_decoder && in.config.flag({"tie_word_embeddings"}, true);
-  LmHeadSpec spec{.module = head / "decoder", .hidden = t.hidden, .vocab = t.vocab, .bias = true,
+  LmHeadSpec spec{.module = head / "decoder", .hidden = t.embedding, .vocab = t.vocab, .bias = true,
                   .tied_weight = tie ? t.word_embeddings : std::string(), .tied_bias = head("bias"),
                   .extra_bias = head("bias")};
   return lm_head(b, h, "LM_Head", spec);
@@ -145,6 +149,7 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
          .causal = feed.causal.value_or(is_decoder),
          .qkv_bias = !layout.qkv_bias_from_use_bias || c.flag({"use_bias"}, true),
          .relative = layout.relative_attention && relative_type,
+         .rotary = layout.rotary_positions && position_type == "rotary",
          .hidden_dropout = c.number({"hidden_dropout_prob"}, def.hidden_dropout),
          .attention_dropout = c.number({"attention_probs_dropout_prob"}, def.attention_dropout),
          .sdpa = layout.sdpa};
@@ -153,7 +158,9 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
           .intermediate = d.intermediate,
           .vocab = c.dim({"vocab_size"}, def.vocab),
           .activation = d.activation};
-  t.embedding = def.embedding_size ? c.dim({"embedding_size"}, *def.embedding_size) : d.hidden;
+  t.embedding = !def.embedding_size      ? d.hidden
+                : *def.embedding_size > 0 ? c.dim({layout.embedding_size_key}, *def.embedding_size)
+                                          : c.dim({layout.embedding_size_key}, d.hidden);
   const std::int64_t layers = c.dim({"num_hidden_layers"}, def.layers);
   const std::int64_t pad = c.integer({"pad_token_id"}, def.pad);
 
@@ -176,7 +183,8 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
     x = added_embedding(b, x, "Token_Type_Embedding", emb / "token_type_embeddings",
                         c.dim({"type_vocab_size"}, def.type_vocab), t.embedding);
   }
-  if (layout.absolute_positions) {
+  const bool position_table = layout.absolute_positions && (layout.position_table_always || position_type == "absolute");
+  if (position_table) {
     x = learned_positions(b, x, "Position_Embedding", emb / "position_embeddings", rows, t.embedding, offset);
     if (layout.position_ids_buffer) b.buffer(x, emb("position_ids"), {1, d.max_positions}, DType::I64);
     if (layout.roberta_positions && pad >= d.max_positions)
@@ -185,7 +193,7 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
     if (position_type != "absolute")
       b.note(fmt::format("position_embedding_type={}: the absolute position table is stored but not added",
                          position_type));
-  } else if (t.seq > d.max_positions) {
+  } else if (!layout.absolute_positions && t.seq > d.max_positions) {
     b.fail(x, fmt::format("requested sequence {} exceeds the {} positions of the relative position encodings", t.seq,
                           d.max_positions));
   }
@@ -195,8 +203,9 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
     b.at(x).dropout = d.hidden_dropout;
   }
   // ELECTRA's generator embeds in fewer dimensions than it attends in.
-  if (t.embedding != d.hidden)
-    x = dense(b, x, "Embedding_Projection", t.root / "embeddings_project", t.embedding, d.hidden, true);
+  if (t.embedding != d.hidden || layout.always_project)
+    x = dense(b, x, "Embedding_Projection", t.root / layout.embedding_projection, t.embedding,
+              d.hidden, true);
 
   for (std::int64_t i = 0; i < layers; ++i) {
     b.set_block(static_cast<int>(i));

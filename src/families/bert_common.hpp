@@ -26,7 +26,8 @@ struct ConfigDefaults {
   double hidden_dropout = 0.1;     ///< hidden_dropout_prob
   double attention_dropout = 0.1;  ///< attention_probs_dropout_prob
   bool is_decoder = false;         ///< BLIP's text config defaults to a decoder
-  /// ELECTRA-style factorised embeddings: embedding_size's default; nullopt = no such key.
+  /// ELECTRA-style factorised embeddings: embedding_size's default; nullopt = no such key; 0 = hidden_size
+  /// (RoFormer's None).
   std::optional<std::int64_t> embedding_size;
 };
 
@@ -86,6 +87,15 @@ struct Layout {
   bool position_ids_buffer = false;  ///< MRA saves embeddings.position_ids (int64)
   bool position_type_key = true;     ///< embeddings read position_embedding_type (YOSO always adds)
   bool embedding_norm = true;        ///< Megatron and XLM-R XL normalise inside the layers only
+  /// false: the position table exists only when position_embedding_type is "absolute" (ESM).
+  bool position_table_always = true;
+  /// position_embedding_type "rotary" rotates q and k in every attention, each keeping a persistent
+  /// rotary_embeddings.inv_freq (ESM).
+  bool rotary_positions = false;
+  std::string_view embedding_size_key = "embedding_size";  ///< RemBERT: input_embedding_size
+  /// The Linear from the embedding width to hidden_size, under the model root (RemBERT's sits in the encoder).
+  std::string_view embedding_projection = "embeddings_project";
+  bool always_project = false;  ///< RemBERT projects even when the widths agree
 
   // Layers.
   bool relative_attention = true;       ///< attention reads position_embedding_type (BigBird's does not)

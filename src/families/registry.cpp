@@ -189,6 +189,16 @@ const Family& sew_family();
 const Family& sew_d_family();
 //   (end of speech2 declarations)
 // encoders III (declarations)
+const Family& esm_family();
+const Family& longformer_family();
+const Family& roformer_family();
+const Family& rembert_family();
+const Family& convbert_family();
+const Family& squeezebert_family();
+const Family& ibert_family();
+const Family& xlm_family();
+const Family& flaubert_family();
+const Family& luke_family();
 //   (end of enc3 declarations)
 // vision III (convolutional, hierarchical, video) (declarations)
 const Family& convnextv2_family();
@@ -447,6 +457,16 @@ const RegistryRow kRegistry[] = {
     {"sew-d",                  sew_d_family},
     //   (end of speech2 rows)
     // encoders III (rows)
+    {"esm",                    esm_family},
+    {"longformer",             longformer_family},
+    {"roformer",               roformer_family},
+    {"rembert",                rembert_family},
+    {"convbert",               convbert_family},
+    {"squeezebert",            squeezebert_family},
+    {"ibert",                  ibert_family},
+    {"xlm",                    xlm_family},
+    {"flaubert",               flaubert_family},
+    {"luke",                   luke_family},
     //   (end of enc3 rows)
     // vision III (convolutional, hierarchical, video) (rows)
     {"convnextv2",             convnextv2_family},
