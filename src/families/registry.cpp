@@ -253,6 +253,14 @@ const Family& trocr_family();
 const Family& prophetnet_family();
 const Family& xlm_prophetnet_family();
 //   (end of encdec3 declarations)
+// encoders IV (document and character) (declarations)
+//   (end of enc4 declarations)
+// CLIP variants (declarations)
+//   (end of clip2 declarations)
+// dense prediction and efficient vision (declarations)
+//   (end of dense declarations)
+// vision-language IV (declarations)
+//   (end of vlm4 declarations)
 // vision families (declarations)
 const Family& vit_family();
 const Family& deit_family();
@@ -522,6 +530,14 @@ const RegistryRow kRegistry[] = {
     {"prophetnet",             prophetnet_family},
     {"xlm-prophetnet",         xlm_prophetnet_family},
     //   (end of encdec3 rows)
+    // encoders IV (document and character) (rows)
+    //   (end of enc4 rows)
+    // CLIP variants (rows)
+    //   (end of clip2 rows)
+    // dense prediction and efficient vision (rows)
+    //   (end of dense rows)
+    // vision-language IV (rows)
+    //   (end of vlm4 rows)
     // vision families (rows)
     {"vit",                    vit_family},
     {"deit",                   deit_family},
