@@ -447,7 +447,9 @@ class Builder {
       a.saved.push_back({"convolution output before the cut (kept by the product with C)", cv.out_channels * uncut,
                          p_.compute});
     }
-    activation(a, n.activation, cv.out_channels * cv.out_len);
+    // The activation rule takes what the activation produces; a GLU halves the convolution's channels.
+    const std::int64_t produced = n.activation == "glu" ? cv.out_channels / 2 : cv.out_channels;
+    activation(a, n.activation, produced * cv.out_len);
     output_dropout(a, n);
   }
 
