@@ -262,6 +262,7 @@ const Family& dpt_family();
 const Family& depth_anything_family();
 const Family& vitdet_family();
 const Family& upernet_family();
+const Family& mobilevitv2_family();
 //   (end of dense declarations)
 // vision-language IV (declarations)
 //   (end of vlm4 declarations)
@@ -543,6 +544,7 @@ const RegistryRow kRegistry[] = {
     {"depth_anything",         depth_anything_family},
     {"vitdet",                 vitdet_family},
     {"upernet",                upernet_family},
+    {"mobilevitv2",            mobilevitv2_family},
     //   (end of dense rows)
     // vision-language IV (rows)
     //   (end of vlm4 rows)
