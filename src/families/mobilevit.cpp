@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "families/config_lists.hpp"
+#include "families/mobilevit_common.hpp"
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
@@ -20,49 +21,9 @@ namespace {
 
 using namespace blocks;
 
-// The reference's make_divisible: the nearest multiple of 8, never below 8 or 10% under the value.
-std::int64_t make_divisible(double value) {
-  std::int64_t rounded = std::max<std::int64_t>(8, static_cast<std::int64_t>(value + 4.0) / 8 * 8);
-  if (static_cast<double>(rounded) < 0.9 * value) rounded += 8;
-  return rounded;
-}
-
-struct Ctx {
-  GraphBuilder& b;
-  std::string act;
-  double expand_ratio;
-  std::int64_t block = 0;
-};
-
-// MobileViTConvLayer: convolution (padding (k-1)/2 * dilation, no bias) [-> BatchNorm [-> activation]].
-Value conv_layer(Ctx& c, const Value& x, const std::string& name, const Scope& m, std::int64_t out, std::int64_t kernel,
-                 std::int64_t stride = 1, std::int64_t groups = 1, std::int64_t dilation = 1, bool normalize = true,
-                 bool activate = true) {
-  auto h = conv2d(c.b, x, "Conv_" + name,
-                  {.module = m / "convolution", .in = x.shape.front(), .out = out, .kernel = kernel, .stride = stride,
-                   .padding = (kernel - 1) / 2 * dilation, .groups = groups, .bias = false});
-  if (dilation > 1) {
-    // A dilated kernel spans (k - 1) * d + 1 pixels; with that padding the map keeps its size at stride 1.
-    c.b.at(h).out = {out, x.shape[1], x.shape[2]};
-    h.shape = c.b.at(h).out;
-  }
-  if (!normalize) return h;
-  return batch_norm(c.b, h, "BatchNorm_" + name, m / "normalization", activate ? c.act : "");
-}
-
-Value inverted_residual(Ctx& c, const Value& x, const Scope& m, std::int64_t out, std::int64_t stride,
-                        std::int64_t dilation = 1) {
-  const std::int64_t in = x.shape.front();
-  const std::int64_t expanded = make_divisible(std::round(static_cast<double>(in) * c.expand_ratio));
-  c.b.set_block(static_cast<int>(c.block));
-  const std::string id = std::to_string(c.block++);
-  auto h = conv_layer(c, x, id + "_expand", m / "expand_1x1", expanded, 1);
-  h = conv_layer(c, h, id + "_depthwise", m / "conv_3x3", expanded, 3, stride, expanded, dilation);
-  h = conv_layer(c, h, id + "_reduce", m / "reduce_1x1", out, 1, 1, 1, 1, true, false);
-  if (stride == 1 && in == out) h = add(c.b, h, x, "Add_" + id);
-  c.b.set_block(-1);
-  return h;
-}
+using mobilevit::Ctx;
+using mobilevit::conv_layer;
+using mobilevit::inverted_residual;
 
 struct VitStage {
   std::int64_t out, stride, hidden, layers, dilation;
@@ -81,8 +42,8 @@ Value mobilevit_layer(Ctx& c, const Value& input, const Scope& m, const VitStage
   const std::int64_t width = x.shape.front();
   const std::string id = fmt::format("{}", c.block);
   auto residual = x;
-  auto h = conv_layer(c, x, id + "_kxk", m / "conv_kxk", width, kernel);
-  h = conv_layer(c, h, id + "_to_hidden", m / "conv_1x1", s.hidden, 1, 1, 1, 1, false, false);
+  auto h = conv_layer(c, x, id + "_kxk", m / "conv_kxk", {.out = width, .kernel = kernel});
+  h = conv_layer(c, h, id + "_to_hidden", m / "conv_1x1", {.out = s.hidden, .normalize = false, .activate = false});
   // Unfolded: patch_area sequences of one token per patch (the map is resized up to whole patches).
   const std::int64_t grid_h = (h.shape[1] + patch - 1) / patch, grid_w = (h.shape[2] + patch - 1) / patch;
   const std::int64_t tokens = grid_h * grid_w * patch * patch;
@@ -110,10 +71,10 @@ Value mobilevit_layer(Ctx& c, const Value& input, const Scope& m, const VitStage
   c.b.set_block(-1);
   seq = norm(c.b, seq, fmt::format("LayerNorm_{}", id), {m / "layernorm"});
   Value folded{seq.node, {s.hidden, h.shape[1], h.shape[2]}};
-  auto projected = conv_layer(c, folded, id + "_projection", m / "conv_projection", width, 1);
+  auto projected = conv_layer(c, folded, id + "_projection", m / "conv_projection", {.out = width});
   // The fusion conv reads [residual, projection] concatenated on the channels.
   Value both{projected.node, {2 * width, h.shape[1], h.shape[2]}};
-  auto fused = conv_layer(c, both, id + "_fusion", m / "fusion", width, kernel);
+  auto fused = conv_layer(c, both, id + "_fusion", m / "fusion", {.out = width, .kernel = kernel});
   c.b.at(Value{fused.node - 1, {}}).inputs.push_back(residual.node);
   return fused;
 }
@@ -132,7 +93,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Scope root = in.head == Head::Base ? Scope() : Scope("mobilevit");
   const Scope layer = root / "encoder" / "layer";
   auto x = b.input({channels, image, image}, "pixels");
-  x = conv_layer(ctx, x, "Stem", root / "conv_stem", neck[0], 3, 2);
+  x = conv_layer(ctx, x, "Stem", root / "conv_stem", {.out = neck[0], .kernel = 3, .stride = 2});
   x = inverted_residual(ctx, x, layer / 0 / "layer" / 0, neck[1], 1);
   for (std::int64_t i = 0; i < 3; ++i) x = inverted_residual(ctx, x, layer / 1 / "layer" / i, neck[2], i == 0 ? 2 : 1);
   const std::int64_t dilation4 = output_stride == 8 ? 2 : 1;
@@ -140,7 +101,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   x = mobilevit_layer(ctx, x, layer / 2, {neck[3], 2, hidden[0], 2, 1}, c);
   x = mobilevit_layer(ctx, x, layer / 3, {neck[4], 2, hidden[1], 4, dilation4}, c);
   x = mobilevit_layer(ctx, x, layer / 4, {neck[5], 2, hidden[2], 3, dilation5}, c);
-  x = conv_layer(ctx, x, "Expand", root / "conv_1x1_exp", neck[6], 1);
+  x = conv_layer(ctx, x, "Expand", root / "conv_1x1_exp", {.out = neck[6]});
   x = pool(b, x, "Pooler", false);
   if (in.head == Head::Base) return x;
   return classifier(b, Value{x.node, {neck[6]}}, "Classifier", Scope("classifier"), neck[6], in.num_labels(), true);

@@ -258,6 +258,11 @@ const Family& xlm_prophetnet_family();
 // CLIP variants (declarations)
 //   (end of clip2 declarations)
 // dense prediction and efficient vision (declarations)
+const Family& dpt_family();
+const Family& depth_anything_family();
+const Family& vitdet_family();
+const Family& upernet_family();
+const Family& mobilevitv2_family();
 //   (end of dense declarations)
 // vision-language IV (declarations)
 //   (end of vlm4 declarations)
@@ -535,6 +540,11 @@ const RegistryRow kRegistry[] = {
     // CLIP variants (rows)
     //   (end of clip2 rows)
     // dense prediction and efficient vision (rows)
+    {"dpt",                    dpt_family},
+    {"depth_anything",         depth_anything_family},
+    {"vitdet",                 vitdet_family},
+    {"upernet",                upernet_family},
+    {"mobilevitv2",            mobilevitv2_family},
     //   (end of dense rows)
     // vision-language IV (rows)
     //   (end of vlm4 rows)

@@ -86,30 +86,32 @@ Value vit_layers(GraphBuilder& b, Value x, const EncoderSpec& s) {
   return x;
 }
 
-Value dinov2_layers(GraphBuilder& b, Value x, const EncoderSpec& s) {
-  for (std::int64_t i = 0; i < s.count; ++i) {
-    std::int64_t block = s.first_block + i;
-    b.set_block(static_cast<int>(block));
-    Scope l = s.layers / i;
-    Scope attn = l / "attention";
-    blocks::PreNormLayer layer;
-    layer.norm1 = {l / "norm1"};
-    layer.attention = {.hidden = s.hidden, .heads = s.heads, .module = attn, .q = attn / "attention" / "query",
-                       .k = attn / "attention" / "key", .v = attn / "attention" / "value",
-                       .o = attn / "output" / "dense", .qkv_bias = s.qkv_bias};
-    layer.scale1 = l("layer_scale1.lambda1");
-    layer.norm2 = {l / "norm2"};
-    Scope mlp = l / "mlp";
-    if (s.swiglu)
-      layer.ffn = {.hidden = s.hidden, .intermediate = s.intermediate, .activation = "silu", .gated = true,
-                   .module = mlp, .down = mlp / "weights_out", .gate_up = mlp / "weights_in"};
-    else
-      layer.ffn = {.hidden = s.hidden, .intermediate = s.intermediate, .activation = s.activation, .module = mlp,
-                   .up = mlp / "fc1", .down = mlp / "fc2"};
-    layer.scale2 = l("layer_scale2.lambda1");
-    x = blocks::pre_norm_layer(b, x, block, layer);
-  }
+Value dinov2_layer(GraphBuilder& b, const Value& x, const EncoderSpec& s, std::int64_t index, std::int64_t block) {
+  b.set_block(static_cast<int>(block));
+  Scope l = s.layers / index;
+  Scope attn = l / "attention";
+  blocks::PreNormLayer layer;
+  layer.norm1 = {l / "norm1"};
+  layer.attention = {.hidden = s.hidden, .heads = s.heads, .module = attn, .q = attn / "attention" / "query",
+                     .k = attn / "attention" / "key", .v = attn / "attention" / "value",
+                     .o = attn / "output" / "dense", .qkv_bias = s.qkv_bias};
+  layer.scale1 = l("layer_scale1.lambda1");
+  layer.norm2 = {l / "norm2"};
+  Scope mlp = l / "mlp";
+  if (s.swiglu)
+    layer.ffn = {.hidden = s.hidden, .intermediate = s.intermediate, .activation = "silu", .gated = true,
+                 .module = mlp, .down = mlp / "weights_out", .gate_up = mlp / "weights_in"};
+  else
+    layer.ffn = {.hidden = s.hidden, .intermediate = s.intermediate, .activation = s.activation, .module = mlp,
+                 .up = mlp / "fc1", .down = mlp / "fc2"};
+  layer.scale2 = l("layer_scale2.lambda1");
+  auto out = blocks::pre_norm_layer(b, x, block, layer);
   b.set_block(-1);
+  return out;
+}
+
+Value dinov2_layers(GraphBuilder& b, Value x, const EncoderSpec& s) {
+  for (std::int64_t i = 0; i < s.count; ++i) x = dinov2_layer(b, x, s, i, s.first_block + i);
   return x;
 }
 

@@ -60,7 +60,9 @@ struct EncoderSpec {
 Value vit_layer(GraphBuilder& b, const Value& x, const EncoderSpec& s, std::int64_t index, std::int64_t block);
 /// All `s.count` layers, numbered from s.first_block.
 Value vit_layers(GraphBuilder& b, Value x, const EncoderSpec& s);
-/// Pre-norm layers with layer scale under DINOv2's module names.
+/// One pre-norm layer with layer scale under DINOv2's module names (`layers.<index>`, node block `block`).
+Value dinov2_layer(GraphBuilder& b, const Value& x, const EncoderSpec& s, std::int64_t index, std::int64_t block);
+/// All `s.count` DINOv2 layers, numbered from s.first_block.
 Value dinov2_layers(GraphBuilder& b, Value x, const EncoderSpec& s);
 
 /// What a head that reads token `x[:, 0]` sees: the last node, one feature vector.
