@@ -260,6 +260,10 @@ const Family& xlm_prophetnet_family();
 // dense prediction and efficient vision (declarations)
 //   (end of dense declarations)
 // vision-language IV (declarations)
+const Family& git_family();
+const Family& vilt_family();
+const Family& visual_bert_family();
+const Family& fuyu_family();
 //   (end of vlm4 declarations)
 // vision families (declarations)
 const Family& vit_family();
@@ -537,6 +541,10 @@ const RegistryRow kRegistry[] = {
     // dense prediction and efficient vision (rows)
     //   (end of dense rows)
     // vision-language IV (rows)
+    {"git",                    git_family},
+    {"vilt",                   vilt_family},
+    {"visual_bert",            visual_bert_family},
+    {"fuyu",                   fuyu_family},
     //   (end of vlm4 rows)
     // vision families (rows)
     {"vit",                    vit_family},
