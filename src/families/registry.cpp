@@ -264,6 +264,7 @@ const Family& git_family();
 const Family& vilt_family();
 const Family& visual_bert_family();
 const Family& fuyu_family();
+const Family& kosmos_2_family();
 //   (end of vlm4 declarations)
 // vision families (declarations)
 const Family& vit_family();
@@ -545,6 +546,7 @@ const RegistryRow kRegistry[] = {
     {"vilt",                   vilt_family},
     {"visual_bert",            visual_bert_family},
     {"fuyu",                   fuyu_family},
+    {"kosmos-2",               kosmos_2_family},
     //   (end of vlm4 rows)
     // vision families (rows)
     {"vit",                    vit_family},
