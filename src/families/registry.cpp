@@ -265,6 +265,7 @@ const Family& vilt_family();
 const Family& visual_bert_family();
 const Family& fuyu_family();
 const Family& kosmos_2_family();
+const Family& pix2struct_family();
 //   (end of vlm4 declarations)
 // vision families (declarations)
 const Family& vit_family();
@@ -547,6 +548,7 @@ const RegistryRow kRegistry[] = {
     {"visual_bert",            visual_bert_family},
     {"fuyu",                   fuyu_family},
     {"kosmos-2",               kosmos_2_family},
+    {"pix2struct",             pix2struct_family},
     //   (end of vlm4 rows)
     // vision families (rows)
     {"vit",                    vit_family},
