@@ -220,7 +220,12 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Varia
 
 Tower clip_layout_vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root,
                                const NavitDefaults& d, std::int64_t crops) {
-  return vision_tower_with(in, b, c, Variant::Clip, root, crops, d, true);
+  const std::size_t first = b.graph().nodes.size();
+  Tower t = vision_tower_with(in, b, c, Variant::Clip, root, crops, d, true);
+  // These copies of CLIP's attention predate its SDPA classes: only the eager path exists.
+  for (std::size_t i = first; i < b.graph().nodes.size(); ++i)
+    if (b.graph().nodes[i].attention) b.at(Value{static_cast<int>(i), {}}).attention->sdpa = false;
+  return t;
 }
 
 Tower navit_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root, const NavitDefaults& d) {

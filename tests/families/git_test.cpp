@@ -35,6 +35,7 @@ TEST(GitFamily, TextDecoderRunsOverImageTokensThenText) {
   const auto& attention = node(g, "Attention_0");
   EXPECT_EQ(attention.attention->query_len, 197 + 32);
   EXPECT_FALSE(attention.attention->sdpa);
+  EXPECT_FALSE(node(g, "Vision_Attention_11").attention->sdpa);
   EXPECT_EQ(g.nodes.back().out, (graph::Shape{197 + 32, 30522}));
   EXPECT_EQ(g.find_tensor("output.weight")->tied_to, "");
 }
