@@ -207,6 +207,15 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
     x = dense(b, x, "Embedding_Projection", t.root / layout.embedding_projection, t.embedding,
               d.hidden, true);
 
+  if (feed.prefix) {
+    // torch.cat keeps nothing for backward: a parameter-free join, modelled as a sum node of both inputs.
+    const std::int64_t prefix_len = feed.prefix->shape.size() >= 2 ? feed.prefix->shape[feed.prefix->shape.size() - 2] : 1;
+    auto joined = b.node(graph::NodeType::Add, "Concat_Prefix_Tokens", {prefix_len + t.seq, d.hidden}, {x, *feed.prefix});
+    if (feed.prefix->shape.back() != d.hidden)
+      b.fail(joined, fmt::format("{}-wide states cannot join {}-wide token embeddings", feed.prefix->shape.back(),
+                                 d.hidden));
+    x = joined;
+  }
   for (std::int64_t i = 0; i < layers; ++i) {
     b.set_block(static_cast<int>(i));
     Scope l = t.root / "encoder" / "layer" / i;

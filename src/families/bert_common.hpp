@@ -141,6 +141,9 @@ struct Feed {
   std::string input_name;                      ///< forward()'s argument for the token ids; "" = input_ids
   std::optional<graph::Value> encoder_states;  ///< what cross-attention reads; absent: nothing to attend to
   std::optional<bool> causal;                  ///< forward()'s is_decoder, when the caller passes its own
+  /// States concatenated in front of the embedded tokens before the first layer (GIT's projected image tokens):
+  /// the layers run over prefix + tokens, the position table numbers the tokens only.
+  std::optional<graph::Value> prefix;
 };
 
 Trunk trunk(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout, const Feed& feed = {});

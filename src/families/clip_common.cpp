@@ -143,15 +143,20 @@ Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant
   return t;
 }
 
-Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
-                   std::int64_t crops) {
+namespace {
+
+// The tower of vision_tower with the config class's defaults `defaults` (image size and patch included);
+// `norm_sequence`: CLIP's post_layernorm runs over the whole sequence (GIT, Kosmos-2) rather than the class token.
+Tower vision_tower_with(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
+                        std::int64_t crops, const NavitDefaults& defaults, bool norm_sequence) {
   const bool is_clip = v == Variant::Clip;
-  const Dims d =
-      read_dims(c, is_clip ? Dims{768, 3072, 12, 12, "quick_gelu"} : Dims{768, 3072, 12, 12, "gelu_pytorch_tanh"});
+  const Dims d = read_dims(c, {defaults.hidden, defaults.intermediate, defaults.layers, defaults.heads,
+                               is_clip ? "quick_gelu" : "gelu_pytorch_tanh"});
   const BuildInput sub{c, in.class_name, in.head, in.requested_seq, in.requested_image_size};
   // SigLIP 2's NaFlex stem has no image_size: the patch count stands for it.
-  const vit::Geometry g =
-      v == Variant::Siglip2 ? vit::Geometry{} : vit::read_geometry(sub, {224, 224, false}, is_clip ? 32 : 16);
+  const vit::Geometry g = v == Variant::Siglip2 ? vit::Geometry{}
+                                                : vit::read_geometry(sub, {defaults.image_size, defaults.image_size, false},
+                                                                     defaults.patch);
   const Scope emb = root / "embeddings";
   const Scope conv = emb / "patch_embedding";
 
@@ -186,6 +191,11 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Varia
 
   t.hidden_states = encoder(b, x, root / "encoder" / "layers", d, false);
   x = t.hidden_states.back();
+  if (is_clip && norm_sequence) {
+    t.sequence = norm(b, x, "Post_LayerNorm", {root / "post_layernorm"});
+    t.pooled = Value{t.sequence.node, batched({d.hidden})};
+    return t;
+  }
   if (is_clip) {
     // last_hidden_state is the encoder's output; only the pooled class token is layer-normed.
     t.sequence = x;
@@ -197,6 +207,24 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Varia
   // Without the head, pooler_output is None; the sequence is what callers read.
   t.pooled = c.flag({"vision_use_head"}, true) ? attention_pooling(b, x, root / "head", d, crops)
                                                  : Value{x.node, batched({d.hidden})};
+  return t;
+}
+
+}  // namespace
+
+Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
+                   std::int64_t crops) {
+  const NavitDefaults defaults{.patch = v == Variant::Clip ? 32 : 16};
+  return vision_tower_with(in, b, c, v, root, crops, defaults, false);
+}
+
+Tower clip_layout_vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root,
+                               const NavitDefaults& d, std::int64_t crops) {
+  const std::size_t first = b.graph().nodes.size();
+  Tower t = vision_tower_with(in, b, c, Variant::Clip, root, crops, d, true);
+  // These copies of CLIP's attention predate its SDPA classes: only the eager path exists.
+  for (std::size_t i = first; i < b.graph().nodes.size(); ++i)
+    if (b.graph().nodes[i].attention) b.at(Value{static_cast<int>(i), {}}).attention->sdpa = false;
   return t;
 }
 

@@ -59,6 +59,13 @@ struct NavitDefaults {
 /// table. The tower sees one [channels, S, S] image, S = --image-size else image_size.
 Tower navit_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root, const NavitDefaults& d);
 
+/// A CLIP-layout vision tower under another model's config class (GIT's GitVisionModel, Kosmos-2's vision model):
+/// CLIP's stem, pre_layrnorm and encoder with that class's defaults (`d`, quick_gelu), and post_layernorm over the
+/// whole sequence, since those models read the normed last_hidden_state rather than the pooled class token. Their
+/// attention has only the eager path (4.47.1).
+Tower clip_layout_vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root,
+                               const NavitDefaults& d, std::int64_t crops = 1);
+
 /// SiglipModel / Siglip2Model (both towers and the sigmoid logits) or, for Head::ImageClassification, the
 /// vision tower with a classifier over the mean of its post-layernormed sequence.
 Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v);

@@ -265,6 +265,12 @@ const Family& upernet_family();
 const Family& mobilevitv2_family();
 //   (end of dense declarations)
 // vision-language IV (declarations)
+const Family& git_family();
+const Family& vilt_family();
+const Family& visual_bert_family();
+const Family& fuyu_family();
+const Family& kosmos_2_family();
+const Family& pix2struct_family();
 //   (end of vlm4 declarations)
 // vision families (declarations)
 const Family& vit_family();
@@ -547,6 +553,12 @@ const RegistryRow kRegistry[] = {
     {"mobilevitv2",            mobilevitv2_family},
     //   (end of dense rows)
     // vision-language IV (rows)
+    {"git",                    git_family},
+    {"vilt",                   vilt_family},
+    {"visual_bert",            visual_bert_family},
+    {"fuyu",                   fuyu_family},
+    {"kosmos-2",               kosmos_2_family},
+    {"pix2struct",             pix2struct_family},
     //   (end of vlm4 rows)
     // vision families (rows)
     {"vit",                    vit_family},

@@ -1,0 +1,137 @@
+// Kosmos-2 (models/kosmos2/modeling_kosmos2.py + configuration_kosmos2.py, transformers 4.47.1): a CLIP-layout
+// vision model (`vision_model.model`, Kosmos2VisionConfig: 1024 wide, 24 layers, patch 14) whose whole last
+// hidden state Kosmos2Model passes through post_layernorm; `image_to_text_projection`: a Linear to the text width,
+// then latent_query_num learned `latent_query` rows cross-attend (x_attn, no inner LayerNorm) to the projected
+// patches followed by the latents themselves; the latent outputs replace the prompt's image positions
+// (image_embeds_position_mask). The text model (`text_model.model`) is an XGLM-like pre-norm decoder (sinusoidal
+// positions in a non-persistent buffer, embeddings scaled by sqrt(embed_dim)) with a sub-LayerNorm before
+// out_proj (`self_attn.inner_attn_ln`) and one before fc2 (`ffn.ffn_layernorm`); attention is eager only.
+// Kosmos2ForConditionalGeneration adds `text_model.lm_head`, tied to the token embeddings by default.
+#include <fmt/format.h>
+
+#include "blocks/seq2seq.hpp"
+#include "families/clip_common.hpp"
+#include "families/llama_common.hpp"
+#include "families/multimodal_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+using namespace blocks;
+
+// Kosmos2TextTransformer as the shared decoder builder composes it.
+decoder::DecoderSpec text_spec(const Config& c) {
+  decoder::DecoderSpec s;
+  s.vocab = c.dim({"vocab_size"}, 65037);
+  s.hidden = c.dim({"embed_dim"}, 2048);
+  s.layers = c.dim({"layers"}, 24);
+  s.heads = c.dim({"attention_heads"}, 32);
+  s.kv_heads = s.heads;
+  s.head_dim = s.hidden / s.heads;
+  s.intermediate = c.dim({"ffn_dim"}, 8192);
+  s.positions = c.dim({"max_position_embeddings"}, 2048);
+  s.activation = c.text({"activation_function"}, "gelu");
+  s.gated = false;
+  s.rotary = false;
+  s.eager_only = true;
+  s.require_divisible = true;
+  s.qkv_bias = true;
+  s.o_bias = true;
+  s.attention_dropout = c.number({"attention_dropout"}, 0.1);
+  s.residual_dropout = c.number({"dropout"}, 0.1);
+  s.norm = NormKind::LayerNorm;
+  s.norm_bias = true;
+  s.tie_word_embeddings = c.flag({"tie_word_embeddings"}, true);
+  s.names.pre_attn_norm = "self_attn_layer_norm";
+  s.names.pre_ffn_norm = "final_layer_norm";
+  s.names.final_norm = "layer_norm";
+  s.attention_override = [hidden = s.hidden, heads = s.heads, dropout = s.attention_dropout,
+                          residual = s.residual_dropout](GraphBuilder& gb, const Value& x, std::int64_t i,
+                                                         const Scope& layer) {
+    const Scope attn = layer / "self_attn";
+    auto h = attention(gb, x, BlockNames{i}.attention(),
+                       {.hidden = hidden, .heads = heads, .causal = true, .module = attn, .q = attn / "q_proj",
+                        .k = attn / "k_proj", .v = attn / "v_proj", .o = attn / "out_proj", .dropout = dropout,
+                        .output_dropout = residual});
+    gb.at(h).attention->sdpa = false;
+    // The sub-LayerNorm over the heads' concatenated outputs, before out_proj.
+    gb.parameter(h, (attn / "inner_attn_ln")("weight"), {hidden});
+    gb.parameter(h, (attn / "inner_attn_ln")("bias"), {hidden});
+    return h;
+  };
+  const double activation_dropout = c.number({"activation_dropout"}, 0.0);
+  s.mlp_override = [hidden = s.hidden, width = s.intermediate, act = s.activation, activation_dropout,
+                    residual = s.residual_dropout](GraphBuilder& gb, const Value& x, std::int64_t i,
+                                                   const Scope& layer) {
+    const Scope ffn = layer / "ffn";
+    auto h = feed_forward(gb, x, BlockNames{i}.ffn(),
+                          {.hidden = hidden, .intermediate = width, .activation = act, .module = ffn,
+                           .up = ffn / "fc1", .down = ffn / "fc2", .output_dropout = residual,
+                           .inner_dropout = activation_dropout});
+    // The sub-LayerNorm over the activated intermediate, before fc2.
+    gb.parameter(h, (ffn / "ffn_layernorm")("weight"), {width});
+    gb.parameter(h, (ffn / "ffn_layernorm")("bias"), {width});
+    return h;
+  };
+  return s;
+}
+
+// Kosmos2ImageToTextProjection: [latent_query_num, text width].
+Value image_to_text(GraphBuilder& b, const Value& image, const Config& c, const Config& text, std::int64_t width) {
+  const Scope root("image_to_text_projection");
+  const std::int64_t latents = c.dim({"latent_query_num"}, 64);
+  const std::int64_t heads = text.dim({"attention_heads"}, 32);
+  const std::int64_t patches = image.shape[image.shape.size() - 2];
+  auto projected = dense(b, image, "Projection_Dense", root / "dense", image.shape.back(), width, true);
+  auto queries = b.node(graph::NodeType::Embedding, "Latent_Query", {latents, width}, {});
+  b.parameter(queries, root("latent_query"), {latents, width});
+  // Keys and values read the projected patches followed by the latent queries.
+  const Value memory{projected.node, {patches + latents, width}};
+  const Scope attn = root / "x_attn";
+  auto out = cross_attention(b, queries, memory, "Projection_Cross_Attention",
+                             {.hidden = width, .heads = heads, .module = attn, .q = attn / "q_proj",
+                              .k = attn / "k_proj", .v = attn / "v_proj", .o = attn / "out_proj",
+                              .dropout = text.number({"attention_dropout"}, 0.1)});
+  b.at(out).attention->sdpa = false;
+  return out;
+}
+
+Value build(const BuildInput& in, GraphBuilder& b) {
+  const Config& c = in.config;
+  const Config vision_config = clip::sub_config(c, "vision_config");
+  const Config text_config = clip::sub_config(c, "text_config");
+  const decoder::DecoderSpec spec = text_spec(text_config);
+
+  clip::Tower tower;
+  {
+    graph::Nested nest(b, {.module = "", .label = "Vision_", .first_block = 0});
+    tower = clip::clip_layout_vision_tower(
+        in, b, vision_config, Scope("vision_model") / "model",
+        {.hidden = 1024, .intermediate = 4096, .layers = 24, .heads = 16, .image_size = 224, .patch = 14});
+  }
+  const Value features = image_to_text(b, tower.sequence, c, text_config, spec.hidden);
+
+  Value out;
+  {
+    // Kosmos2TextModel and Kosmos2TextForCausalLM both keep the transformer under `model`.
+    const bool lm = in.head == Head::CausalLM;
+    graph::Nested nest(b, {.module = lm ? "text_model" : "text_model.model", .label = "",
+                           .first_block = b.next_block()});
+    const BuildInput sub{text_config, in.class_name, lm ? Head::CausalLM : Head::Base, in.requested_seq,
+                         in.requested_image_size};
+    out = decoder::build_decoder(sub, b, spec);
+  }
+  multimodal::scatter_image_features(b, features);
+  return out;
+}
+
+}  // namespace
+
+const Family& kosmos_2_family() {
+  static const Family family{"kosmos-2", "models/kosmos2/modeling_kosmos2.py",
+                             {{"Kosmos2Model", Head::Base}, {"Kosmos2ForConditionalGeneration", Head::CausalLM}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families
