@@ -59,6 +59,11 @@ struct NavitDefaults {
 /// table. The tower sees one [channels, S, S] image, S = --image-size else image_size.
 Tower navit_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root, const NavitDefaults& d);
 
+/// CLIPModel and its renamed copies (MetaCLIP 2): both CLIP towers, each projected without bias to
+/// projection_dim, and the scaled cosine logits; for Head::ImageClassification the vision tower with a
+/// classifier over the mean of its patch tokens.
+Value clip_model(const BuildInput& in, GraphBuilder& b);
+
 /// SiglipModel / Siglip2Model (both towers and the sigmoid logits) or, for Head::ImageClassification, the
 /// vision tower with a classifier over the mean of its post-layernormed sequence.
 Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v);

@@ -256,6 +256,10 @@ const Family& xlm_prophetnet_family();
 // encoders IV (document and character) (declarations)
 //   (end of enc4 declarations)
 // CLIP variants (declarations)
+const Family& chinese_clip_family();
+const Family& chinese_clip_vision_model_family();
+const Family& metaclip_2_family();
+const Family& altclip_family();
 //   (end of clip2 declarations)
 // dense prediction and efficient vision (declarations)
 //   (end of dense declarations)
@@ -533,6 +537,10 @@ const RegistryRow kRegistry[] = {
     // encoders IV (document and character) (rows)
     //   (end of enc4 rows)
     // CLIP variants (rows)
+    {"chinese_clip",              chinese_clip_family},
+    {"chinese_clip_vision_model", chinese_clip_vision_model_family},
+    {"metaclip_2",                metaclip_2_family},
+    {"altclip",                   altclip_family},
     //   (end of clip2 rows)
     // dense prediction and efficient vision (rows)
     //   (end of dense rows)

@@ -1,0 +1,66 @@
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/config.hpp"
+#include "model/build.hpp"
+#include "support/groundtruth.hpp"
+
+NEURARCH_GROUNDTRUTH_TEST(ChineseClip, "chinese_clip")
+NEURARCH_GROUNDTRUTH_TEST(ChineseClipVisionModel, "chinese_clip_vision_model")
+NEURARCH_GROUNDTRUTH_TEST(MetaClip2, "metaclip_2")
+NEURARCH_GROUNDTRUTH_TEST(AltClip, "altclip")
+
+namespace neurarch {
+namespace {
+
+model::BuiltModel build(nlohmann::json config, const std::string& cls = "") {
+  model::BuildOptions options;
+  options.class_name = cls;
+  return model::build_model(Config(std::move(config), "config.json"), options);
+}
+
+const graph::Node* node(const graph::Graph& g, const std::string& name) {
+  for (const auto& n : g.nodes)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+TEST(ClipVariantsFamily, ChineseClipProjectsTheBertClsToken) {
+  auto m = build({{"model_type", "chinese_clip"},
+                  {"projection_dim", 256},
+                  {"text_config", {{"hidden_size", 1024}, {"num_attention_heads", 16}, {"num_hidden_layers", 2}}}});
+  const auto& g = m.graph;
+  ASSERT_EQ(g.inputs.size(), 2u);
+  EXPECT_EQ(g.inputs[0].shape, (graph::Shape{512}));
+  EXPECT_EQ(g.inputs[1].shape, (graph::Shape{3, 224, 224}));
+  EXPECT_EQ(g.find_tensor("text_projection.weight")->shape, (graph::Shape{256, 1024}));
+  EXPECT_EQ(g.find_tensor("text_model.pooler.dense.weight"), nullptr);
+  EXPECT_FALSE(node(g, "Text_Attention_0")->attention->causal);
+  EXPECT_EQ(node(g, "Text_Projection")->out, (graph::Shape{256}));
+  EXPECT_TRUE(g.forward.ok) << g.forward.reason;
+}
+
+TEST(ClipVariantsFamily, AltClipTextTowerNumbersPositionsAfterPadding) {
+  auto m = build({{"model_type", "altclip"},
+                  {"text_config", {{"num_hidden_layers", 2}, {"project_dim", 512}}},
+                  {"projection_dim", 640}});
+  const auto& g = m.graph;
+  // 514 rows, the first pad_token_id + 1 = 2 never hold a token.
+  EXPECT_EQ(g.inputs[0].shape, (graph::Shape{512}));
+  EXPECT_EQ(g.find_tensor("text_model.transformation.weight")->shape, (graph::Shape{512, 1024}));
+  EXPECT_EQ(g.find_tensor("text_projection.weight")->shape, (graph::Shape{640, 512}));
+  EXPECT_EQ(g.find_tensor("visual_projection.weight")->shape, (graph::Shape{640, 768}));
+  EXPECT_EQ(node(g, "Text_Transformation")->out, (graph::Shape{512, 512}));
+  EXPECT_TRUE(g.forward.ok) << g.forward.reason;
+}
+
+TEST(ClipVariantsFamily, MetaClip2ClassifierReadsTheVisionTowerOnly) {
+  auto m = build({{"model_type", "metaclip_2"}, {"num_labels", 5}}, "MetaClip2ForImageClassification");
+  ASSERT_EQ(m.graph.inputs.size(), 1u);
+  EXPECT_EQ(m.graph.nodes.back().out, (graph::Shape{5}));
+  EXPECT_EQ(m.graph.find_tensor("logit_scale"), nullptr);
+}
+
+}  // namespace
+}  // namespace neurarch
