@@ -260,6 +260,8 @@ const Family& chinese_clip_family();
 const Family& chinese_clip_vision_model_family();
 const Family& metaclip_2_family();
 const Family& altclip_family();
+const Family& aimv2_vision_model_family();
+const Family& aimv2_family();
 //   (end of clip2 declarations)
 // dense prediction and efficient vision (declarations)
 //   (end of dense declarations)
@@ -541,6 +543,8 @@ const RegistryRow kRegistry[] = {
     {"chinese_clip_vision_model", chinese_clip_vision_model_family},
     {"metaclip_2",                metaclip_2_family},
     {"altclip",                   altclip_family},
+    {"aimv2_vision_model",        aimv2_vision_model_family},
+    {"aimv2",                     aimv2_family},
     //   (end of clip2 rows)
     // dense prediction and efficient vision (rows)
     //   (end of dense rows)

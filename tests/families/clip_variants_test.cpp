@@ -1,3 +1,4 @@
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -10,13 +11,17 @@ NEURARCH_GROUNDTRUTH_TEST(ChineseClip, "chinese_clip")
 NEURARCH_GROUNDTRUTH_TEST(ChineseClipVisionModel, "chinese_clip_vision_model")
 NEURARCH_GROUNDTRUTH_TEST(MetaClip2, "metaclip_2")
 NEURARCH_GROUNDTRUTH_TEST(AltClip, "altclip")
+NEURARCH_GROUNDTRUTH_TEST(Aimv2VisionModel, "aimv2_vision_model")
+NEURARCH_GROUNDTRUTH_TEST(Aimv2, "aimv2")
 
 namespace neurarch {
 namespace {
 
-model::BuiltModel build(nlohmann::json config, const std::string& cls = "") {
+model::BuiltModel build(nlohmann::json config, const std::string& cls = "",
+                        std::optional<std::int64_t> size = {}) {
   model::BuildOptions options;
   options.class_name = cls;
+  options.image_size = size;
   return model::build_model(Config(std::move(config), "config.json"), options);
 }
 
@@ -60,6 +65,32 @@ TEST(ClipVariantsFamily, MetaClip2ClassifierReadsTheVisionTowerOnly) {
   ASSERT_EQ(m.graph.inputs.size(), 1u);
   EXPECT_EQ(m.graph.nodes.back().out, (graph::Shape{5}));
   EXPECT_EQ(m.graph.find_tensor("logit_scale"), nullptr);
+}
+
+TEST(ClipVariantsFamily, Aimv2NativeComputesPositionsForAnyImage) {
+  auto fixed = build({{"model_type", "aimv2_vision_model"}}, "", 448);
+  EXPECT_FALSE(fixed.graph.forward.ok);
+  EXPECT_NE(fixed.graph.forward.reason.find("is_native"), std::string::npos) << fixed.graph.forward.reason;
+  auto native = build({{"model_type", "aimv2_vision_model"}, {"is_native", true}}, "", 448);
+  EXPECT_TRUE(native.graph.forward.ok) << native.graph.forward.reason;
+  EXPECT_EQ(native.graph.find_tensor("embeddings.position_embedding.weight"), nullptr);
+  EXPECT_EQ(node(native.graph, "Attention_0")->out, (graph::Shape{1024, 1024}));
+}
+
+TEST(ClipVariantsFamily, Aimv2BiasFlagsAndHead) {
+  auto m = build({{"model_type", "aimv2_vision_model"}, {"qkv_bias", true}, {"mlp_bias", true}, {"use_head", false},
+                  {"num_hidden_layers", 1}});
+  const auto& g = m.graph;
+  EXPECT_NE(g.find_tensor("encoder.layers.0.attention.out_proj.bias"), nullptr);
+  EXPECT_NE(g.find_tensor("encoder.layers.0.ffn.gate_proj.bias"), nullptr);
+  EXPECT_NE(g.find_tensor("encoder.layers.0.ffn.down_proj.bias"), nullptr);
+  EXPECT_EQ(g.find_tensor("head.cls_token"), nullptr);
+  EXPECT_EQ(g.nodes.back().out, (graph::Shape{256, 1024}));
+  auto two = build({{"model_type", "aimv2"}});
+  EXPECT_TRUE(node(two.graph, "Text_Attention_0")->attention->causal);
+  EXPECT_FALSE(node(two.graph, "Vision_Attention_0")->attention->causal);
+  EXPECT_EQ(node(two.graph, "Vision_Head_Attention")->attention->kv_len, 256);
+  EXPECT_TRUE(two.graph.forward.ok) << two.graph.forward.reason;
 }
 
 }  // namespace
