@@ -113,11 +113,12 @@ Value naflex_stem(const BuildInput& in, GraphBuilder& b, const Config& c, const 
 
 }  // namespace
 
-Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root) {
+Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
+                 const ClipDefaults& defaults) {
   const bool is_clip = v == Variant::Clip;
   const Dims d = read_dims(c, is_clip ? Dims{512, 2048, 12, 8, "quick_gelu"} : Dims{768, 3072, 12, 12, "gelu_pytorch_tanh"});
   const std::int64_t vocab = c.dim({"vocab_size"}, is_clip ? 49408 : 32000);
-  const std::int64_t positions = c.dim({"max_position_embeddings"}, is_clip ? 77 : 64);
+  const std::int64_t positions = c.dim({"max_position_embeddings"}, is_clip ? defaults.text_positions : 64);
   const Scope emb = root / "embeddings";
 
   Tower t;
@@ -144,14 +145,16 @@ Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant
 }
 
 Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
-                   std::int64_t crops) {
+                   std::int64_t crops, const ClipDefaults& defaults) {
   const bool is_clip = v == Variant::Clip;
   const Dims d =
       read_dims(c, is_clip ? Dims{768, 3072, 12, 12, "quick_gelu"} : Dims{768, 3072, 12, 12, "gelu_pytorch_tanh"});
   const BuildInput sub{c, in.class_name, in.head, in.requested_seq, in.requested_image_size};
   // SigLIP 2's NaFlex stem has no image_size: the patch count stands for it.
-  const vit::Geometry g =
-      v == Variant::Siglip2 ? vit::Geometry{} : vit::read_geometry(sub, {224, 224, false}, is_clip ? 32 : 16);
+  const vit::Geometry g = v == Variant::Siglip2 ? vit::Geometry{}
+                          : is_clip ? vit::read_geometry(sub, {defaults.image_size, defaults.image_size, false},
+                                                         defaults.patch)
+                                    : vit::read_geometry(sub, {224, 224, false}, 16);
   const Scope emb = root / "embeddings";
   const Scope conv = emb / "patch_embedding";
 
@@ -182,7 +185,7 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Varia
     b.parameter(pos, (emb / "position_embedding")("weight"), {g.configured_patches() + (is_clip ? 1 : 0), d.hidden});
     x = pos;
   }
-  if (is_clip) x = norm(b, x, "Pre_LayerNorm", {root / "pre_layrnorm"});
+  if (is_clip) x = norm(b, x, "Pre_LayerNorm", {root / std::string(defaults.pre_norm)});
 
   t.hidden_states = encoder(b, x, root / "encoder" / "layers", d, false);
   x = t.hidden_states.back();
@@ -225,12 +228,14 @@ Tower navit_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const 
   return t;
 }
 
-Value clip_model(const BuildInput& in, GraphBuilder& b) {
+Value clip_model(const BuildInput& in, GraphBuilder& b) { return clip_model(in, b, ClipDefaults{}); }
+
+Value clip_model(const BuildInput& in, GraphBuilder& b, const ClipDefaults& defaults) {
   const Config& c = in.config;
   const Config text_config = sub_config(c, "text_config");
   const Config vision_config = sub_config(c, "vision_config");
   if (in.head == Head::ImageClassification) {
-    auto v = vision_tower(in, b, vision_config, Variant::Clip, Scope("vision_model"));
+    auto v = vision_tower(in, b, vision_config, Variant::Clip, Scope("vision_model"), 1, defaults);
     return classifier(b, Value{v.sequence.node, {v.hidden}}, "Classifier", Scope("classifier"), v.hidden,
                       in.num_labels(), true);
   }
@@ -238,14 +243,14 @@ Value clip_model(const BuildInput& in, GraphBuilder& b) {
   Value text_embeds, image_embeds;
   {
     graph::Nested nest(b, {.module = "", .label = "Text_", .first_block = 0});
-    auto t = text_tower(in, b, text_config, Variant::Clip, Scope("text_model"));
+    auto t = text_tower(in, b, text_config, Variant::Clip, Scope("text_model"), defaults);
     // The EOS token's state, projected: a one-token gather and a bias-free linear.
     text_embeds = b.node(NodeType::Pooler, "Projection", {projection}, {t.sequence}, Scope("text_projection"));
     linear_tensors(b, text_embeds, Scope("text_projection"), t.hidden, projection, false);
   }
   {
     graph::Nested nest(b, {.module = "", .label = "Vision_", .first_block = b.next_block()});
-    auto v = vision_tower(in, b, vision_config, Variant::Clip, Scope("vision_model"));
+    auto v = vision_tower(in, b, vision_config, Variant::Clip, Scope("vision_model"), 1, defaults);
     image_embeds = dense(b, v.pooled, "Projection", Scope("visual_projection"), v.hidden, projection, false);
   }
   return contrastive_logits(b, text_embeds, image_embeds, {}, false);

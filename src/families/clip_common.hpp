@@ -38,13 +38,23 @@ struct Tower {
   std::int64_t layers = 0;
 };
 
+/// What CLIP's renamed copies change in Variant::Clip towers without changing the architecture: the config
+/// classes' image geometry and text length, and OWL-ViT's correctly spelled pre-layernorm.
+struct ClipDefaults {
+  std::int64_t image_size = 224;
+  std::int64_t patch = 32;
+  std::int64_t text_positions = 77;
+  std::string_view pre_norm = "pre_layrnorm";
+};
+
 /// `text_model` under `root` (CLIPTextTransformer / SiglipTextTransformer), from the text config `c`.
-Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root);
+Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
+                 const ClipDefaults& defaults = {});
 /// `vision_model` under `root` (CLIPVisionTransformer / SiglipVisionTransformer), from the vision config `c`.
 /// `crops` > 1 runs the tower over that many images of one sample at once (LLaVA-NeXT's anyres crops):
 /// every shape then leads with the crop count.
 Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
-                   std::int64_t crops = 1);
+                   std::int64_t crops = 1, const ClipDefaults& defaults = {});
 
 /// The config-class defaults of a NaViT-style SigLIP tower (see navit_tower).
 struct NavitDefaults {
@@ -63,6 +73,8 @@ Tower navit_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const 
 /// projection_dim, and the scaled cosine logits; for Head::ImageClassification the vision tower with a
 /// classifier over the mean of its patch tokens.
 Value clip_model(const BuildInput& in, GraphBuilder& b);
+/// CLIPModel's two towers, projections and logits for a copy with other config defaults (OWL-ViT).
+Value clip_model(const BuildInput& in, GraphBuilder& b, const ClipDefaults& defaults);
 
 /// SiglipModel / Siglip2Model (both towers and the sigmoid logits) or, for Head::ImageClassification, the
 /// vision tower with a classifier over the mean of its post-layernormed sequence.

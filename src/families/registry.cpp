@@ -262,6 +262,8 @@ const Family& metaclip_2_family();
 const Family& altclip_family();
 const Family& aimv2_vision_model_family();
 const Family& aimv2_family();
+const Family& owlvit_family();
+const Family& owlv2_family();
 //   (end of clip2 declarations)
 // dense prediction and efficient vision (declarations)
 //   (end of dense declarations)
@@ -545,6 +547,8 @@ const RegistryRow kRegistry[] = {
     {"altclip",                   altclip_family},
     {"aimv2_vision_model",        aimv2_vision_model_family},
     {"aimv2",                     aimv2_family},
+    {"owlvit",                    owlvit_family},
+    {"owlv2",                     owlv2_family},
     //   (end of clip2 rows)
     // dense prediction and efficient vision (rows)
     //   (end of dense rows)

@@ -13,6 +13,8 @@ NEURARCH_GROUNDTRUTH_TEST(MetaClip2, "metaclip_2")
 NEURARCH_GROUNDTRUTH_TEST(AltClip, "altclip")
 NEURARCH_GROUNDTRUTH_TEST(Aimv2VisionModel, "aimv2_vision_model")
 NEURARCH_GROUNDTRUTH_TEST(Aimv2, "aimv2")
+NEURARCH_GROUNDTRUTH_TEST(OwlVit, "owlvit")
+NEURARCH_GROUNDTRUTH_TEST(Owlv2, "owlv2")
 
 namespace neurarch {
 namespace {
