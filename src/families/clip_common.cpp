@@ -278,10 +278,10 @@ Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v) {
 }
 
 Value contrastive_logits(GraphBuilder& b, const Value& text, const Value& image, const graph::Shape& scale_shape,
-                         bool bias) {
+                         bool bias, std::string_view scale) {
   // Per sample: one logit per (image, text) pair; a batch makes the B x B matrix.
   auto out = b.node(NodeType::ContrastiveLogits, "Contrastive_Logits", {1}, {image, text});
-  b.parameter(out, "logit_scale", scale_shape);
+  b.parameter(out, std::string(scale), scale_shape);
   if (bias) b.parameter(out, "logit_bias", scale_shape);
   if (text.shape.back() != image.shape.back())
     b.fail(out, fmt::format("text embeddings of width {} cannot be compared with image embeddings of width {}",

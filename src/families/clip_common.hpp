@@ -81,8 +81,9 @@ Value clip_model(const BuildInput& in, GraphBuilder& b, const ClipDefaults& defa
 Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v);
 
 /// The node that compares the towers' embeddings: L2-normalise both, one matmul, times logit_scale.exp()
-/// (plus logit_bias for SigLIP). Owns `logit_scale` (and `logit_bias`) of shape `scale_shape`.
+/// (plus logit_bias for SigLIP). Owns `logit_scale` (and `logit_bias`) of shape `scale_shape`; `scale` renames the
+/// scale parameter (ALIGN divides by its `temperature` instead).
 Value contrastive_logits(GraphBuilder& b, const Value& text, const Value& image, const graph::Shape& scale_shape,
-                         bool bias);
+                         bool bias, std::string_view scale = "logit_scale");
 
 }  // namespace neurarch::families::clip

@@ -264,6 +264,7 @@ const Family& aimv2_vision_model_family();
 const Family& aimv2_family();
 const Family& owlvit_family();
 const Family& owlv2_family();
+const Family& align_family();
 //   (end of clip2 declarations)
 // dense prediction and efficient vision (declarations)
 //   (end of dense declarations)
@@ -549,6 +550,7 @@ const RegistryRow kRegistry[] = {
     {"aimv2",                     aimv2_family},
     {"owlvit",                    owlvit_family},
     {"owlv2",                     owlv2_family},
+    {"align",                     align_family},
     //   (end of clip2 rows)
     // dense prediction and efficient vision (rows)
     //   (end of dense rows)

@@ -15,6 +15,7 @@ NEURARCH_GROUNDTRUTH_TEST(Aimv2VisionModel, "aimv2_vision_model")
 NEURARCH_GROUNDTRUTH_TEST(Aimv2, "aimv2")
 NEURARCH_GROUNDTRUTH_TEST(OwlVit, "owlvit")
 NEURARCH_GROUNDTRUTH_TEST(Owlv2, "owlv2")
+NEURARCH_GROUNDTRUTH_TEST(Align, "align")
 
 namespace neurarch {
 namespace {
@@ -93,6 +94,21 @@ TEST(ClipVariantsFamily, Aimv2BiasFlagsAndHead) {
   EXPECT_FALSE(node(two.graph, "Vision_Attention_0")->attention->causal);
   EXPECT_EQ(node(two.graph, "Vision_Head_Attention")->attention->kv_len, 256);
   EXPECT_TRUE(two.graph.forward.ok) << two.graph.forward.reason;
+}
+
+TEST(ClipVariantsFamily, AlignComparesProjectedTextWithPooledImage) {
+  auto m = build({{"model_type", "align"}});
+  const auto& g = m.graph;
+  ASSERT_EQ(g.inputs.size(), 2u);
+  EXPECT_EQ(g.inputs[1].shape, (graph::Shape{3, 600, 600}));
+  EXPECT_EQ(g.find_tensor("temperature")->shape, graph::Shape{});
+  EXPECT_EQ(g.find_tensor("logit_scale"), nullptr);
+  EXPECT_EQ(g.find_tensor("vision_model.encoder.top_conv.weight"), nullptr);
+  EXPECT_EQ(node(g, "Vision_Pooler")->out.front(), 640);
+  EXPECT_TRUE(g.forward.ok) << g.forward.reason;
+  // The image embedding is the last block's width; a projection of another width cannot be compared with it.
+  auto bad = build({{"model_type", "align"}, {"projection_dim", 512}});
+  EXPECT_FALSE(bad.graph.forward.ok);
 }
 
 }  // namespace
