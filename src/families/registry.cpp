@@ -265,6 +265,7 @@ const Family& aimv2_family();
 const Family& owlvit_family();
 const Family& owlv2_family();
 const Family& align_family();
+const Family& clipseg_family();
 //   (end of clip2 declarations)
 // dense prediction and efficient vision (declarations)
 //   (end of dense declarations)
@@ -551,6 +552,7 @@ const RegistryRow kRegistry[] = {
     {"owlvit",                    owlvit_family},
     {"owlv2",                     owlv2_family},
     {"align",                     align_family},
+    {"clipseg",                   clipseg_family},
     //   (end of clip2 rows)
     // dense prediction and efficient vision (rows)
     //   (end of dense rows)

@@ -16,6 +16,7 @@ NEURARCH_GROUNDTRUTH_TEST(Aimv2, "aimv2")
 NEURARCH_GROUNDTRUTH_TEST(OwlVit, "owlvit")
 NEURARCH_GROUNDTRUTH_TEST(Owlv2, "owlv2")
 NEURARCH_GROUNDTRUTH_TEST(Align, "align")
+NEURARCH_GROUNDTRUTH_TEST(ClipSeg, "clipseg")
 
 namespace neurarch {
 namespace {
