@@ -2,7 +2,7 @@
 // and 0-d logit_scale under OWL-ViT's config defaults: a 16-token causal text tower and a 768-pixel ViT-B/32
 // whose pre-layernorm is spelled `pre_layernorm`. The vision embeddings look positions up for the configured
 // grid ((image_size / patch_size)^2 + 1 rows) and interpolate only when forward() asks.
-#include "families/clip_common.hpp"
+#include "families/owlvit_common.hpp"
 
 namespace neurarch::families {
 namespace {
@@ -10,13 +10,17 @@ namespace {
 using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
-  return clip::clip_model(in, b, {.image_size = 768, .patch = 32, .text_positions = 16, .pre_norm = "pre_layernorm"});
+  const clip::ClipDefaults defaults{.image_size = 768, .patch = 32, .text_positions = 16, .pre_norm = "pre_layernorm"};
+  // The detector is registered under Head::PreTraining, as DETR's is: the Head list has no detection entry.
+  if (in.head == Head::PreTraining) return owlvit::detector(in, b, defaults, false);
+  return clip::clip_model(in, b, defaults);
 }
 
 }  // namespace
 
 const Family& owlvit_family() {
-  static const Family family{"owlvit", "models/owlvit/modeling_owlvit.py", {{"OwlViTModel", Head::Base}}, build};
+  static const Family family{"owlvit", "models/owlvit/modeling_owlvit.py",
+                             {{"OwlViTModel", Head::Base}, {"OwlViTForObjectDetection", Head::PreTraining}}, build};
   return family;
 }
 

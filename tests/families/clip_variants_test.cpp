@@ -112,5 +112,34 @@ TEST(ClipVariantsFamily, AlignComparesProjectedTextWithPooledImage) {
   EXPECT_FALSE(bad.graph.forward.ok);
 }
 
+TEST(ClipVariantsFamily, OwlDetectorsScoreEveryPatchAgainstTheQuery) {
+  auto v1 = build({{"model_type", "owlvit"}}, "OwlViTForObjectDetection");
+  const auto& g = v1.graph;
+  ASSERT_EQ(g.inputs.size(), 2u);
+  EXPECT_EQ(g.find_tensor("owlvit.text_projection.weight")->shape, (graph::Shape{512, 512}));
+  EXPECT_EQ(g.find_tensor("owlvit.logit_scale")->shape, graph::Shape{});
+  EXPECT_EQ(g.find_tensor("class_head.dense0.weight")->shape, (graph::Shape{512, 768}));
+  EXPECT_EQ(g.find_tensor("class_head.logit_scale.weight")->shape, (graph::Shape{1, 768}));
+  EXPECT_EQ(g.find_tensor("box_head.dense2.weight")->shape, (graph::Shape{4, 768}));
+  EXPECT_EQ(g.find_tensor("layer_norm.weight")->shape, (graph::Shape{768}));
+  EXPECT_EQ(g.find_tensor("objectness_head.dense2.weight"), nullptr);
+  // 768 / 32 = 24 patches a side; one logit per patch and query.
+  EXPECT_EQ(node(g, "Class_Logits")->out, (graph::Shape{576, 1}));
+  EXPECT_EQ(node(g, "Box_Head_Dense2")->out, (graph::Shape{576, 4}));
+  // post_layernorm runs twice but is stored once.
+  std::size_t post = 0;
+  for (const auto& t : g.tensors) post += t.name == "owlvit.vision_model.post_layernorm.weight";
+  EXPECT_EQ(post, 1u);
+  EXPECT_TRUE(g.forward.ok) << g.forward.reason;
+
+  auto v2 = build({{"model_type", "owlv2"}}, "Owlv2ForObjectDetection");
+  EXPECT_EQ(v2.graph.find_tensor("objectness_head.dense2.weight")->shape, (graph::Shape{1, 768}));
+  EXPECT_EQ(node(v2.graph, "Box_Head_Dense2")->out, (graph::Shape{2304, 4}));
+
+  // class_head's dense0 maps to the text width, which the projected queries must share.
+  auto bad = build({{"model_type", "owlvit"}, {"projection_dim", 256}}, "OwlViTForObjectDetection");
+  EXPECT_FALSE(bad.graph.forward.ok);
+}
+
 }  // namespace
 }  // namespace neurarch
