@@ -53,14 +53,13 @@ Value detector(const BuildInput& in, GraphBuilder& b, const clip::ClipDefaults& 
   const Scope cls("class_head");
   auto class_embeds = dense(b, features, "Class_Head_Dense0", cls / "dense0", width, text_hidden, true);
   dense(b, features, "Class_Head_Logit_Shift", cls / "logit_shift", width, 1, true);
-  auto scale = dense(b, features, "Class_Head_Logit_Scale", cls / "logit_scale", width, 1, true, "elu");
+  dense(b, features, "Class_Head_Logit_Scale", cls / "logit_scale", width, 1, true, "elu");
   // One logit per patch and text query (one query per sample here).
   auto logits = b.node(NodeType::ContrastiveLogits, "Class_Logits", {patches, 1}, {class_embeds, query});
   if (text_hidden != projection)
     b.fail(logits, fmt::format("class_head compares {}-wide patch embeddings (text_config.hidden_size) with {}-wide "
                                "projected queries (projection_dim)",
                                text_hidden, projection));
-  (void)scale;
   box_head(b, features, "Box_Head", Scope("box_head"), width, 4);
   if (objectness) box_head(b, features, "Objectness_Head", Scope("objectness_head"), width, 1);
   return logits;
