@@ -113,11 +113,12 @@ Value naflex_stem(const BuildInput& in, GraphBuilder& b, const Config& c, const 
 
 }  // namespace
 
-Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root) {
+Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
+                 const ClipDefaults& defaults) {
   const bool is_clip = v == Variant::Clip;
   const Dims d = read_dims(c, is_clip ? Dims{512, 2048, 12, 8, "quick_gelu"} : Dims{768, 3072, 12, 12, "gelu_pytorch_tanh"});
   const std::int64_t vocab = c.dim({"vocab_size"}, is_clip ? 49408 : 32000);
-  const std::int64_t positions = c.dim({"max_position_embeddings"}, is_clip ? 77 : 64);
+  const std::int64_t positions = c.dim({"max_position_embeddings"}, is_clip ? defaults.text_positions : 64);
   const Scope emb = root / "embeddings";
 
   Tower t;
@@ -145,18 +146,21 @@ Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant
 
 namespace {
 
-// The tower of vision_tower with the config class's defaults `defaults` (image size and patch included);
-// `norm_sequence`: CLIP's post_layernorm runs over the whole sequence (GIT, Kosmos-2) rather than the class token.
+// The tower of vision_tower with the config class's defaults: `defaults` (image geometry, names) and `dims`
+// (widths and depth); `norm_sequence`: CLIP's post_layernorm runs over the whole sequence (GIT, Kosmos-2) rather
+// than the class token.
 Tower vision_tower_with(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
-                        std::int64_t crops, const NavitDefaults& defaults, bool norm_sequence) {
+                        std::int64_t crops, const ClipDefaults& defaults, const NavitDefaults& dims,
+                        bool norm_sequence) {
   const bool is_clip = v == Variant::Clip;
-  const Dims d = read_dims(c, {defaults.hidden, defaults.intermediate, defaults.layers, defaults.heads,
+  const Dims d = read_dims(c, {dims.hidden, dims.intermediate, dims.layers, dims.heads,
                                is_clip ? "quick_gelu" : "gelu_pytorch_tanh"});
   const BuildInput sub{c, in.class_name, in.head, in.requested_seq, in.requested_image_size};
   // SigLIP 2's NaFlex stem has no image_size: the patch count stands for it.
   const vit::Geometry g = v == Variant::Siglip2 ? vit::Geometry{}
-                                                : vit::read_geometry(sub, {defaults.image_size, defaults.image_size, false},
-                                                                     defaults.patch);
+                          : is_clip ? vit::read_geometry(sub, {defaults.image_size, defaults.image_size, false},
+                                                         defaults.patch)
+                                    : vit::read_geometry(sub, {224, 224, false}, 16);
   const Scope emb = root / "embeddings";
   const Scope conv = emb / "patch_embedding";
 
@@ -187,7 +191,7 @@ Tower vision_tower_with(const BuildInput& in, GraphBuilder& b, const Config& c, 
     b.parameter(pos, (emb / "position_embedding")("weight"), {g.configured_patches() + (is_clip ? 1 : 0), d.hidden});
     x = pos;
   }
-  if (is_clip) x = norm(b, x, "Pre_LayerNorm", {root / "pre_layrnorm"});
+  if (is_clip) x = norm(b, x, "Pre_LayerNorm", {root / std::string(defaults.pre_norm)});
 
   t.hidden_states = encoder(b, x, root / "encoder" / "layers", d, false);
   x = t.hidden_states.back();
@@ -213,15 +217,15 @@ Tower vision_tower_with(const BuildInput& in, GraphBuilder& b, const Config& c, 
 }  // namespace
 
 Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
-                   std::int64_t crops) {
-  const NavitDefaults defaults{.patch = v == Variant::Clip ? 32 : 16};
-  return vision_tower_with(in, b, c, v, root, crops, defaults, false);
+                   std::int64_t crops, const ClipDefaults& defaults) {
+  return vision_tower_with(in, b, c, v, root, crops, defaults, NavitDefaults{}, false);
 }
 
 Tower clip_layout_vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root,
                                const NavitDefaults& d, std::int64_t crops) {
   const std::size_t first = b.graph().nodes.size();
-  Tower t = vision_tower_with(in, b, c, Variant::Clip, root, crops, d, true);
+  const ClipDefaults geometry{.image_size = d.image_size, .patch = d.patch};
+  Tower t = vision_tower_with(in, b, c, Variant::Clip, root, crops, geometry, d, true);
   // These copies of CLIP's attention predate its SDPA classes: only the eager path exists.
   for (std::size_t i = first; i < b.graph().nodes.size(); ++i)
     if (b.graph().nodes[i].attention) b.at(Value{static_cast<int>(i), {}}).attention->sdpa = false;
@@ -253,6 +257,34 @@ Tower navit_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const 
   return t;
 }
 
+Value clip_model(const BuildInput& in, GraphBuilder& b) { return clip_model(in, b, ClipDefaults{}); }
+
+Value clip_model(const BuildInput& in, GraphBuilder& b, const ClipDefaults& defaults) {
+  const Config& c = in.config;
+  const Config text_config = sub_config(c, "text_config");
+  const Config vision_config = sub_config(c, "vision_config");
+  if (in.head == Head::ImageClassification) {
+    auto v = vision_tower(in, b, vision_config, Variant::Clip, Scope("vision_model"), 1, defaults);
+    return classifier(b, Value{v.sequence.node, {v.hidden}}, "Classifier", Scope("classifier"), v.hidden,
+                      in.num_labels(), true);
+  }
+  const std::int64_t projection = c.dim({"projection_dim"}, 512);
+  Value text_embeds, image_embeds;
+  {
+    graph::Nested nest(b, {.module = "", .label = "Text_", .first_block = 0});
+    auto t = text_tower(in, b, text_config, Variant::Clip, Scope("text_model"), defaults);
+    // The EOS token's state, projected: a one-token gather and a bias-free linear.
+    text_embeds = b.node(NodeType::Pooler, "Projection", {projection}, {t.sequence}, Scope("text_projection"));
+    linear_tensors(b, text_embeds, Scope("text_projection"), t.hidden, projection, false);
+  }
+  {
+    graph::Nested nest(b, {.module = "", .label = "Vision_", .first_block = b.next_block()});
+    auto v = vision_tower(in, b, vision_config, Variant::Clip, Scope("vision_model"), 1, defaults);
+    image_embeds = dense(b, v.pooled, "Projection", Scope("visual_projection"), v.hidden, projection, false);
+  }
+  return contrastive_logits(b, text_embeds, image_embeds, {}, false);
+}
+
 Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v) {
   const Config& c = in.config;
   const Config text_config = sub_config(c, "text_config");
@@ -275,10 +307,10 @@ Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v) {
 }
 
 Value contrastive_logits(GraphBuilder& b, const Value& text, const Value& image, const graph::Shape& scale_shape,
-                         bool bias) {
+                         bool bias, std::string_view scale) {
   // Per sample: one logit per (image, text) pair; a batch makes the B x B matrix.
   auto out = b.node(NodeType::ContrastiveLogits, "Contrastive_Logits", {1}, {image, text});
-  b.parameter(out, "logit_scale", scale_shape);
+  b.parameter(out, std::string(scale), scale_shape);
   if (bias) b.parameter(out, "logit_bias", scale_shape);
   if (text.shape.back() != image.shape.back())
     b.fail(out, fmt::format("text embeddings of width {} cannot be compared with image embeddings of width {}",

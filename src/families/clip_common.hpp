@@ -38,13 +38,23 @@ struct Tower {
   std::int64_t layers = 0;
 };
 
+/// What CLIP's renamed copies change in Variant::Clip towers without changing the architecture: the config
+/// classes' image geometry and text length, and OWL-ViT's correctly spelled pre-layernorm.
+struct ClipDefaults {
+  std::int64_t image_size = 224;
+  std::int64_t patch = 32;
+  std::int64_t text_positions = 77;
+  std::string_view pre_norm = "pre_layrnorm";
+};
+
 /// `text_model` under `root` (CLIPTextTransformer / SiglipTextTransformer), from the text config `c`.
-Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root);
+Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
+                 const ClipDefaults& defaults = {});
 /// `vision_model` under `root` (CLIPVisionTransformer / SiglipVisionTransformer), from the vision config `c`.
 /// `crops` > 1 runs the tower over that many images of one sample at once (LLaVA-NeXT's anyres crops):
 /// every shape then leads with the crop count.
 Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
-                   std::int64_t crops = 1);
+                   std::int64_t crops = 1, const ClipDefaults& defaults = {});
 
 /// The config-class defaults of a NaViT-style SigLIP tower (see navit_tower).
 struct NavitDefaults {
@@ -66,13 +76,21 @@ Tower navit_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const 
 Tower clip_layout_vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root,
                                const NavitDefaults& d, std::int64_t crops = 1);
 
+/// CLIPModel and its renamed copies (MetaCLIP 2): both CLIP towers, each projected without bias to
+/// projection_dim, and the scaled cosine logits; for Head::ImageClassification the vision tower with a
+/// classifier over the mean of its patch tokens.
+Value clip_model(const BuildInput& in, GraphBuilder& b);
+/// CLIPModel's two towers, projections and logits for a copy with other config defaults (OWL-ViT).
+Value clip_model(const BuildInput& in, GraphBuilder& b, const ClipDefaults& defaults);
+
 /// SiglipModel / Siglip2Model (both towers and the sigmoid logits) or, for Head::ImageClassification, the
 /// vision tower with a classifier over the mean of its post-layernormed sequence.
 Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v);
 
 /// The node that compares the towers' embeddings: L2-normalise both, one matmul, times logit_scale.exp()
-/// (plus logit_bias for SigLIP). Owns `logit_scale` (and `logit_bias`) of shape `scale_shape`.
+/// (plus logit_bias for SigLIP). Owns `logit_scale` (and `logit_bias`) of shape `scale_shape`; `scale` renames the
+/// scale parameter (ALIGN divides by its `temperature` instead).
 Value contrastive_logits(GraphBuilder& b, const Value& text, const Value& image, const graph::Shape& scale_shape,
-                         bool bias);
+                         bool bias, std::string_view scale = "logit_scale");
 
 }  // namespace neurarch::families::clip

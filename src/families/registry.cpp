@@ -256,6 +256,16 @@ const Family& xlm_prophetnet_family();
 // encoders IV (document and character) (declarations)
 //   (end of enc4 declarations)
 // CLIP variants (declarations)
+const Family& chinese_clip_family();
+const Family& chinese_clip_vision_model_family();
+const Family& metaclip_2_family();
+const Family& altclip_family();
+const Family& aimv2_vision_model_family();
+const Family& aimv2_family();
+const Family& owlvit_family();
+const Family& owlv2_family();
+const Family& align_family();
+const Family& clipseg_family();
 //   (end of clip2 declarations)
 // dense prediction and efficient vision (declarations)
 const Family& dpt_family();
@@ -544,6 +554,16 @@ const RegistryRow kRegistry[] = {
     // encoders IV (document and character) (rows)
     //   (end of enc4 rows)
     // CLIP variants (rows)
+    {"chinese_clip",              chinese_clip_family},
+    {"chinese_clip_vision_model", chinese_clip_vision_model_family},
+    {"metaclip_2",                metaclip_2_family},
+    {"altclip",                   altclip_family},
+    {"aimv2_vision_model",        aimv2_vision_model_family},
+    {"aimv2",                     aimv2_family},
+    {"owlvit",                    owlvit_family},
+    {"owlv2",                     owlv2_family},
+    {"align",                     align_family},
+    {"clipseg",                   clipseg_family},
     //   (end of clip2 rows)
     // dense prediction and efficient vision (rows)
     {"dpt",                    dpt_family},

@@ -1,0 +1,25 @@
+// OWLv2 (models/owlv2/modeling_owlv2.py, transformers 4.47.1): a copy of OWL-ViT whose base model Owlv2Model has the
+// same towers and names; only the vision default patch differs (768-pixel images in 16-pixel patches).
+#include "families/owlvit_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+using namespace blocks;
+
+Value build(const BuildInput& in, GraphBuilder& b) {
+  const clip::ClipDefaults defaults{.image_size = 768, .patch = 16, .text_positions = 16, .pre_norm = "pre_layernorm"};
+  // The detector is registered under Head::PreTraining, as DETR's is: the Head list has no detection entry.
+  if (in.head == Head::PreTraining) return owlvit::detector(in, b, defaults, true);
+  return clip::clip_model(in, b, defaults);
+}
+
+}  // namespace
+
+const Family& owlv2_family() {
+  static const Family family{"owlv2", "models/owlv2/modeling_owlv2.py",
+                             {{"Owlv2Model", Head::Base}, {"Owlv2ForObjectDetection", Head::PreTraining}}, build};
+  return family;
+}
+
+}  // namespace neurarch::families
