@@ -254,6 +254,9 @@ const Family& prophetnet_family();
 const Family& xlm_prophetnet_family();
 //   (end of encdec3 declarations)
 // encoders IV (document and character) (declarations)
+const Family& layoutlmv3_family();
+const Family& markuplm_family();
+const Family& lilt_family();
 //   (end of enc4 declarations)
 // CLIP variants (declarations)
 //   (end of clip2 declarations)
@@ -531,6 +534,9 @@ const RegistryRow kRegistry[] = {
     {"xlm-prophetnet",         xlm_prophetnet_family},
     //   (end of encdec3 rows)
     // encoders IV (document and character) (rows)
+    {"layoutlmv3",             layoutlmv3_family},
+    {"markuplm",               markuplm_family},
+    {"lilt",                   lilt_family},
     //   (end of enc4 rows)
     // CLIP variants (rows)
     //   (end of clip2 rows)
