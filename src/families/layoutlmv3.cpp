@@ -77,6 +77,9 @@ Value image_tokens_and_biases(const BuildInput& in, GraphBuilder& b, const Value
     b.parameter(bias, (encoder / "rel_pos_bias")("weight"), {heads, c.dim({"rel_pos_bins"}, 32)});
     b.freeze(bias);
   }
+  if (relative || spatial)
+    b.note("the relative-bias tables (encoder.rel_pos_*) are read under torch.no_grad: they get no gradient or "
+           "optimizer state, so they are counted with the frozen parameters");
   if (spatial) {
     const std::int64_t bins = c.dim({"rel_2d_pos_bins"}, 64);
     auto bias = b.node(NodeType::RelativePositionBias, "Spatial_Position_Bias", {heads, seq, seq}, {x}, encoder);

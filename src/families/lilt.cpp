@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "blocks/seq2seq.hpp"
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
@@ -45,9 +46,10 @@ Value layout_embeddings(const BuildInput& in, GraphBuilder& b, const Value& ids,
 }
 
 /// A BERT self-output: residual sum and LayerNorm under `module`.
-Value residual_norm(GraphBuilder& b, const Value& h, const Value& residual, const Scope& module, const std::string& name) {
-  auto sum = add(b, h, residual, "Add_" + name);
-  return norm(b, sum, "LayerNorm_" + name, {module / "LayerNorm"});
+Value residual_norm(GraphBuilder& b, const Value& h, const Value& residual, const Scope& module,
+                    const BlockNames& n, int k, const std::string& stream) {
+  auto sum = add(b, h, residual, stream + n.add(k));
+  return norm(b, sum, stream + n.norm(k, NormKind::LayerNorm), {module / "LayerNorm"});
 }
 
 Value build(const BuildInput& in, GraphBuilder& b) {
@@ -99,36 +101,37 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     Scope l = t.root / "encoder" / "layer" / i;
     Scope attn = l / "attention";
     Scope self = attn / "self";
+    const BlockNames n{i};
     // The layout attention first: the text scores add its scores (and it adds theirs, which the graph, being
     // acyclic, records once).
     auto layout_attention =
-        attention(b, lay, fmt::format("Layout_Attention_{}", i),
+        attention(b, lay, "Layout_" + n.attention(),
                   {.hidden = w.layout(), .heads = w.heads, .module = attn, .q = self / "layout_query",
                    .k = self / "layout_key", .v = self / "layout_value", .o = attn / "layout_output" / "dense",
                    .dropout = attention_dropout, .output_dropout = hidden_dropout});
     b.at(layout_attention).attention->sdpa = false;
     auto text_attention =
-        attention(b, x, fmt::format("Attention_{}", i),
+        attention(b, x, n.attention(),
                   {.hidden = w.hidden, .heads = w.heads, .module = attn, .q = self / "query", .k = self / "key",
                    .v = self / "value", .o = attn / "output" / "dense", .dropout = attention_dropout,
                    .output_dropout = hidden_dropout});
     b.at(text_attention).attention->sdpa = false;
-    b.at(text_attention).inputs.push_back(layout_attention.node);
+    add_score_bias(b, text_attention, layout_attention);
     if (relative)
       b.parameter(text_attention, self("distance_embedding.weight"), {2 * max_positions - 1, w.hidden / w.heads});
-    x = residual_norm(b, text_attention, x, attn / "output", fmt::format("{}_1", i));
-    lay = residual_norm(b, layout_attention, lay, attn / "layout_output", fmt::format("{}_Layout_1", i));
+    x = residual_norm(b, text_attention, x, attn / "output", n, 1, "");
+    lay = residual_norm(b, layout_attention, lay, attn / "layout_output", n, 1, "Layout_");
 
-    auto f = feed_forward(b, x, fmt::format("FeedForward_{}", i),
+    auto f = feed_forward(b, x, n.ffn(),
                           {.hidden = w.hidden, .intermediate = w.intermediate, .activation = act, .module = l,
                            .up = l / "intermediate" / "dense", .down = l / "output" / "dense",
                            .output_dropout = hidden_dropout});
-    x = residual_norm(b, f, x, l / "output", fmt::format("{}_2", i));
-    auto g = feed_forward(b, lay, fmt::format("Layout_FeedForward_{}", i),
+    x = residual_norm(b, f, x, l / "output", n, 2, "");
+    auto g = feed_forward(b, lay, "Layout_" + n.ffn(),
                           {.hidden = w.layout(), .intermediate = w.intermediate / w.ratio, .activation = act,
                            .module = l, .up = l / "layout_intermediate" / "dense",
                            .down = l / "layout_output" / "dense", .output_dropout = hidden_dropout});
-    lay = residual_norm(b, g, lay, l / "layout_output", fmt::format("{}_Layout_2", i));
+    lay = residual_norm(b, g, lay, l / "layout_output", n, 2, "Layout_");
   }
   b.set_block(-1);
   t.x = x;

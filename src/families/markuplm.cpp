@@ -27,6 +27,9 @@ Value xpath_embeddings(const BuildInput& in, GraphBuilder& b, const Value& x, co
   // Stored and loaded, but forward() never calls it, so it never gets a gradient or optimizer state.
   linear_tensors(b, lookup, xp / "xpath_unitseq2_embeddings", depth * unit, hidden, true);
   b.freeze(lookup);
+  b.note(fmt::format("xpath_unitseq2_embeddings ({} parameters) is built but never called by forward(): it gets no "
+                     "gradient or optimizer state, so it is counted with the frozen parameters",
+                     depth * unit * hidden + hidden));
   for (std::int64_t i = 0; i < depth; ++i) b.parameter(lookup, (xp / "xpath_tag_sub_embeddings" / i)("weight"), {tags, unit});
   for (std::int64_t i = 0; i < depth; ++i)
     b.parameter(lookup, (xp / "xpath_subs_sub_embeddings" / i)("weight"), {subscripts, unit});
