@@ -257,6 +257,7 @@ const Family& xlm_prophetnet_family();
 const Family& layoutlmv3_family();
 const Family& markuplm_family();
 const Family& lilt_family();
+const Family& bros_family();
 //   (end of enc4 declarations)
 // CLIP variants (declarations)
 //   (end of clip2 declarations)
@@ -537,6 +538,7 @@ const RegistryRow kRegistry[] = {
     {"layoutlmv3",             layoutlmv3_family},
     {"markuplm",               markuplm_family},
     {"lilt",                   lilt_family},
+    {"bros",                   bros_family},
     //   (end of enc4 rows)
     // CLIP variants (rows)
     //   (end of clip2 rows)
