@@ -206,6 +206,7 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
   if (t.embedding != d.hidden || layout.always_project)
     x = dense(b, x, "Embedding_Projection", t.root / layout.embedding_projection, t.embedding,
               d.hidden, true);
+  if (layout.before_layers) x = layout.before_layers(in, b, x, t.root);
 
   if (feed.prefix) {
     // torch.cat keeps nothing for backward: a parameter-free join, modelled as a sum node of both inputs.

@@ -118,6 +118,9 @@ struct Layout {
   /// pronunciation channels).
   ExtraEmbeddings word_extras = nullptr;
   ExtraEmbeddings extra_embeddings = nullptr;
+  /// Runs after the embedding norm, before the layers, with the model root as scope; may lengthen the
+  /// sequence (LayoutLMv3 appends the image's CLS and patch tokens and sets up score biases).
+  ExtraEmbeddings before_layers = nullptr;
   AttentionExtras attention_extras = nullptr;
   FfnExtras ffn_extras = nullptr;
 };
@@ -126,7 +129,7 @@ struct Layout {
 struct Trunk {
   graph::Value x;               ///< [seq, hidden]
   graph::Scope root;            ///< "" for the base class, else the prefix
-  std::int64_t seq = 0;
+  std::int64_t seq = 0;         ///< input_ids' length (x is longer when before_layers appends tokens)
   std::int64_t hidden = 0;
   std::int64_t intermediate = 0;
   std::int64_t embedding = 0;   ///< width of the embedding tables (hidden unless factorised)

@@ -254,6 +254,10 @@ const Family& prophetnet_family();
 const Family& xlm_prophetnet_family();
 //   (end of encdec3 declarations)
 // encoders IV (document and character) (declarations)
+const Family& layoutlmv3_family();
+const Family& markuplm_family();
+const Family& lilt_family();
+const Family& bros_family();
 //   (end of enc4 declarations)
 // CLIP variants (declarations)
 const Family& chinese_clip_family();
@@ -552,6 +556,10 @@ const RegistryRow kRegistry[] = {
     {"xlm-prophetnet",         xlm_prophetnet_family},
     //   (end of encdec3 rows)
     // encoders IV (document and character) (rows)
+    {"layoutlmv3",             layoutlmv3_family},
+    {"markuplm",               markuplm_family},
+    {"lilt",                   lilt_family},
+    {"bros",                   bros_family},
     //   (end of enc4 rows)
     // CLIP variants (rows)
     {"chinese_clip",              chinese_clip_family},
