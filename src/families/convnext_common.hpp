@@ -5,6 +5,7 @@
 // whether the scale exists.
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "families/family.hpp"
 
@@ -31,5 +32,14 @@ struct LayerNames {
 /// One layer over the [width, H, W] map `x`, as repeated block `block`.
 Value layer(GraphBuilder& b, const Value& x, std::int64_t block, std::int64_t width, const std::string& activation,
             const LayerNames& names);
+
+struct Variant {
+  std::string_view prefix;  ///< the base model's attribute in the heads' classes ("convnext", "convnextv2")
+  bool grn = false;         ///< V2: GRN in every layer, no layer scale
+};
+
+/// The whole model: stem, stages (a downsampling LayerNorm + 2x2 conv where the width or stride changes), the
+/// LayerNorm of the spatial mean, and for Head::ImageClassification the classifier.
+Value model(const BuildInput& in, GraphBuilder& b, const Variant& variant);
 
 }  // namespace neurarch::families::convnext
