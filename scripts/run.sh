@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds (if needed) and runs neurarch-trace with the given arguments.
+# Builds the command line (only it, installing only what it needs) if needed, then runs
+# neurarch-trace with the given arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh >&2
+scripts/setup.sh --cli >&2
 exec build/neurarch-trace "$@"

@@ -54,14 +54,6 @@ const Softcapping* trained_with_softcapping(std::string_view model_type) {
   return nullptr;
 }
 
-bool is_moe(std::string_view model_type) {
-  static const std::vector<std::string_view> moe{
-      "mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3", "olmoe", "dbrx", "jamba", "granitemoe",
-      "granitemoeshared", "phimoe", "jetmoe", "switch_transformers", "nllb-moe", "gpt_oss", "minimax", "llama4_text",
-  };
-  return contains(moe, model_type);
-}
-
 bool scales_init_by_depth(std::string_view model_type) {
   // GPT2PreTrainedModel._init_weights: c_proj weights get std initializer_range / sqrt(2 * n_layer);
   // MambaPreTrainedModel (rescale_prenorm_residual) does the same for out_proj.

@@ -25,9 +25,6 @@ struct Softcapping {
 };
 const Softcapping* trained_with_softcapping(std::string_view model_type);
 
-/// Mixture-of-experts families (where expert-count keys are read).
-bool is_moe(std::string_view model_type);
-
 /// Families whose _init_weights scales residual output projections by depth.
 bool scales_init_by_depth(std::string_view model_type);
 /// Families whose init sets each projection's std from its fan-in (T5: d_model^-0.5, d_ff^-0.5), not one

@@ -141,7 +141,7 @@ Hits tied_embedding_shape(const Context& c) {
 }
 
 Hits moe_top_k(const Context& c) {
-  if (!facts::is_moe(c.model_type()) && !c.first({graph::NodeType::MixtureOfExperts})) return {};
+  if (!c.graph().has_experts()) return {};
   std::optional<std::int64_t> k, experts;
   std::string kk, ek;
   for (auto key : {"num_experts_per_tok", "moe_top_k", "num_selected_experts", "moe_k"}) {

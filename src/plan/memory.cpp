@@ -280,6 +280,15 @@ const char* mode_name(Mode m) {
   return "?";
 }
 
+const char* mode_label(Mode m) {
+  switch (m) {
+    case Mode::Full: return "Full fine-tune";
+    case Mode::LoRA: return "LoRA";
+    case Mode::QLoRA: return "QLoRA";
+  }
+  return "?";
+}
+
 const char* optimizer_name(Optimizer o) {
   switch (o) {
     case Optimizer::AdamW: return "adamw";

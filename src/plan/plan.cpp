@@ -90,4 +90,13 @@ Plan make_plan(const graph::Graph& g, const PlanOptions& o) {
   return p;
 }
 
+const CardFit* smallest_fit(const Plan& p, bool full) {
+  const CardFit* best = nullptr;
+  for (const auto& c : p.cards) {
+    const auto batch = full ? c.full_max_batch : c.lora_max_batch;
+    if (batch > 0 && (!best || c.memory_bytes < best->memory_bytes)) best = &c;
+  }
+  return best;
+}
+
 }  // namespace neurarch::plan

@@ -63,6 +63,10 @@ struct Plan {
   std::vector<BatchMemory> batch_curve;
 };
 
+/// The card with the least memory whose largest batch in this mode (full fine-tune, else the plan's
+/// LoRA/QLoRA) is at least 1; null when none is.
+const CardFit* smallest_fit(const Plan& p, bool full);
+
 /// Throws InvalidInput for options that make no sense (batch < 1, rank < 1, ...).
 void validate(const PlanOptions& o);
 Plan make_plan(const graph::Graph& g, const PlanOptions& o);

@@ -26,7 +26,8 @@ struct Setup {
   std::vector<std::string> lora_targets;
 };
 
-const char* mode_name(Mode m);
+const char* mode_name(Mode m);   ///< "full", "lora", "qlora": the JSON and option spelling
+const char* mode_label(Mode m);  ///< "Full fine-tune", "LoRA", "QLoRA": what a person reads
 const char* optimizer_name(Optimizer o);
 
 }  // namespace neurarch::plan

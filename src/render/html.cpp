@@ -26,20 +26,6 @@ std::string tile(std::string_view figure, std::string_view label, const std::str
       detail_html.empty() ? "" : "<dd class=\"detail\">" + detail_html + "</dd>");
 }
 
-std::string mode_label(const plan::MemoryPlan& m) {
-  return m.mode == plan::Mode::Full ? "Full fine-tune" : m.mode == plan::Mode::QLoRA ? "QLoRA" : "LoRA";
-}
-
-// The smallest card (by memory) whose largest batch is at least 1 in this mode.
-const plan::CardFit* smallest_fit(const plan::Plan& p, bool full) {
-  const plan::CardFit* best = nullptr;
-  for (const auto& c : p.cards) {
-    const auto batch = full ? c.full_max_batch : c.lora_max_batch;
-    if (batch > 0 && (!best || c.memory_bytes < best->memory_bytes)) best = &c;
-  }
-  return best;
-}
-
 std::string headline(const report::Report& r) {
   const auto& g = r.graph;
   std::string out = "<dl class=\"headline\">";
@@ -60,8 +46,8 @@ std::string headline(const report::Report& r) {
   if (r.plan) {
     for (const auto* m : {&r.plan->full, &r.plan->lora}) {
       const bool full = m == &r.plan->full;
-      const auto* fit = smallest_fit(*r.plan, full);
-      out += tile(full ? "full-device-bytes" : "lora-device-bytes", fmt::format("{}, batch {}", mode_label(*m), m->batch),
+      const auto* fit = plan::smallest_fit(*r.plan, full);
+      out += tile(full ? "full-device-bytes" : "lora-device-bytes", fmt::format("{}, batch {}", plan::mode_label(m->mode), m->batch),
                   bytes_text(m->device_bytes), std::to_string(m->device_bytes),
                   fit ? "smallest card that fits: <strong>" + e(fit->card) + "</strong>"
                       : std::string("no single card fits batch 1"),
@@ -132,7 +118,7 @@ std::string card_table(const plan::Plan& p) {
 
 std::string memory_terms(const plan::MemoryPlan& m) {
   std::string out = fmt::format(
-      "<table class=\"terms\"><caption>{}, batch {}: {} on the card, peak in {}</caption><tbody>", mode_label(m), m.batch,
+      "<table class=\"terms\"><caption>{}, batch {}: {} on the card, peak in {}</caption><tbody>", plan::mode_label(m.mode), m.batch,
       bytes_text(m.device_bytes), e(m.peak_phase));
   for (const auto& t : m.breakdown)
     out += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td></tr>", e(t.name), bytes_text(t.bytes));

@@ -57,7 +57,7 @@ std::string phase_chart_svg(const plan::Plan& p) {
     const plan::PhaseMemory* phase;
   };
   std::vector<Bar> bars;
-  const std::string lora_name = p.lora.mode == plan::Mode::QLoRA ? "QLoRA" : "LoRA";
+  const std::string lora_name = plan::mode_label(p.lora.mode);
   for (const auto& ph : p.full.phases) bars.push_back({"Full · " + readable_phase(ph.phase), &ph});
   for (const auto& ph : p.lora.phases) bars.push_back({lora_name + " · " + readable_phase(ph.phase), &ph});
   std::int64_t max_bytes = 1;
@@ -202,7 +202,7 @@ std::string batch_chart_svg(const plan::Plan& p) {
     }
     return out + "</g>";
   };
-  const std::string lora_name = p.lora.mode == plan::Mode::QLoRA ? "QLoRA" : "LoRA";
+  const std::string lora_name = plan::mode_label(p.lora.mode);
   svg += series(true, "series-full", "Full fine-tune");
   svg += series(false, "series-lora", lora_name);
   svg += fmt::format(

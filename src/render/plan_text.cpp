@@ -30,7 +30,7 @@ std::string plan_text(const plan::Plan& p, bool md) {
   std::string out = md ? "\n## Training plan\n" : "\nTraining plan\n";
   out += memory_section(p.full, "Full fine-tune (fp32 weights, AdamW, bf16 autocast)", md);
   out += memory_section(p.lora,
-                        fmt::format("{} r={} on a {} base", p.lora.mode == plan::Mode::QLoRA ? "QLoRA" : "LoRA",
+                        fmt::format("{} r={} on a {} base", plan::mode_label(p.lora.mode),
                                     p.lora_setup.lora_rank, p.lora.mode == plan::Mode::QLoRA ? "4-bit NF4" : "bf16"),
                         md);
 

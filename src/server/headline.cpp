@@ -6,15 +6,6 @@ namespace neurarch::server {
 namespace {
 using Json = nlohmann::json;
 
-const plan::CardFit* smallest_fit(const plan::Plan& p, bool full) {
-  const plan::CardFit* best = nullptr;
-  for (const auto& c : p.cards) {
-    const auto batch = full ? c.full_max_batch : c.lora_max_batch;
-    if (batch > 0 && (!best || c.memory_bytes < best->memory_bytes)) best = &c;
-  }
-  return best;
-}
-
 std::string short_bytes(std::int64_t bytes) {
   const double gib = static_cast<double>(bytes) / (1024.0 * 1024 * 1024);
   return gib < 10 ? fmt::format("{:.2f} GiB", gib) : fmt::format("{:.0f} GiB", gib);
@@ -35,11 +26,11 @@ Json badge_json(const report::Report& r) {
     return out;
   }
   const auto& p = *r.plan;
-  if (const auto* fit = smallest_fit(p, true)) {
+  if (const auto* fit = plan::smallest_fit(p, true)) {
     out["message"] = fmt::format("full FT {} · fits {}", short_bytes(p.full.device_bytes), fit->card);
     out["color"] = "brightgreen";
-  } else if (const auto* lora_fit = smallest_fit(p, false)) {
-    out["message"] = fmt::format("{} {} · fits {}", p.lora.mode == plan::Mode::QLoRA ? "QLoRA" : "LoRA",
+  } else if (const auto* lora_fit = plan::smallest_fit(p, false)) {
+    out["message"] = fmt::format("{} {} · fits {}", plan::mode_label(p.lora.mode),
                                  short_bytes(p.lora.device_bytes), lora_fit->card);
     out["color"] = "yellow";
   } else {
@@ -61,8 +52,8 @@ Json index_entry(const report::Report& r) {
             {"findings", r.findings.size()}};
   if (r.plan) {
     const auto& p = *r.plan;
-    const auto* full = smallest_fit(p, true);
-    const auto* lora = smallest_fit(p, false);
+    const auto* full = plan::smallest_fit(p, true);
+    const auto* lora = plan::smallest_fit(p, false);
     e["full_batch1_bytes"] = p.full.device_bytes;
     e["lora_batch1_bytes"] = p.lora.device_bytes;
     e["full_fits"] = full ? Json(full->card) : Json(nullptr);
