@@ -29,8 +29,9 @@ NEURARCH_CMAKE_BUILD_DIR="$tree" NEURARCH_AUDITWHEEL="$PWD/$auditwheel" \
   /usr/bin/python3 -m pip wheel --no-deps --no-index --no-build-isolation --quiet --wheel-dir "$work/dist" .
 wheel=$(echo "$work"/dist/*.whl)
 echo "test_python: built $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
-"$auditwheel" show "$wheel" | tr '\n' ' ' | grep -q 'is consistent with the following platform tag: "manylinux_' \
-  || { "$auditwheel" show "$wheel"; echo "test_python: the wheel is not manylinux" >&2; exit 1; }
+shown=$("$auditwheel" show "$wheel")
+tr '\n' ' ' <<< "$shown" | grep -q 'is consistent with the following platform tag: "manylinux_' \
+  || { echo "$shown"; echo "test_python: the wheel is not manylinux" >&2; exit 1; }
 
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"
 "$work/venv/bin/pip" install --no-deps --no-index --quiet "$wheel"
