@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Regenerates calibration/configs/*.json from configs/manifest.json and ../shared (the project's
-ground truth). Each config is the source config with the manifest's overrides applied, written with
+ground truth). Each config is the source config less the manifest's "remove" keys, with its overrides applied, written with
 sorted keys so that a regeneration is byte-for-byte reproducible.
 
     python3 calibration/derive_configs.py            # write
@@ -25,6 +25,10 @@ def derived(manifest: dict, shared: Path = SHARED) -> dict[str, str]:
         source = json.loads((shared / spec["from"]).read_text())
         if spec["from"].startswith("groundtruth/"):
             source = source["config"]  # ground-truth files wrap the config with the reference's answers
+        for key in spec.get("remove", []):
+            # A key the source derives from others (layer_types from num_hidden_layers): overriding
+            # those leaves it stale, and transformers 5 refuses a stale one.
+            del source[key]
         source.update(spec.get("overrides", {}))
         out[name] = json.dumps(source, indent=2, sort_keys=True) + "\n"
     return out

@@ -18,12 +18,16 @@ Usage (on the GPU machine, from the repository root):
     python3 calibration/measure.py calibration/cases_run1.json
     python3 calibration/measure.py calibration/cases_run1.json --out "$OUT/run1.csv" --time-budget 480
     python3 calibration/measure.py calibration/cases_run1.json --list        # what would run, no torch needed
-    python3 calibration/measure.py calibration/cases_tiny.json --dry-run     # CPU check of the harness
+    python3 calibration/measure.py calibration/cases_tiny.json --device cpu --out /tmp/cpu.csv  # CPU run
 
 Rows are appended to the CSV as each run finishes, so a run stopped by its time limit keeps every
 finished row. The columns are documented in README.md, section "Calibration" (and in COLUMNS below).
-A --dry-run (CPU) writes rows marked dry_run=1 with no memory figures; `validate` refuses them and
-this script refuses to write them under calibration/measured/.
+--device cpu (alias --dry-run) runs the same code on the CPU: the figures are the peaks of live
+tensor bytes per phase from torch.profiler's memory events (CpuMemoryProbe), an emulated card is a cap
+on them checked after the run (an "oom" row), and nothing CUDA-only (reserved, context, device used)
+is written. Its rows carry device=cpu and dry_run=1: `validate` refuses them as GPU measurements and
+this script refuses to write them under calibration/measured/. The test suite runs
+calibration/cases_tiny.json this way (calibration/test_measure.py).
 """
 from __future__ import annotations
 
@@ -96,7 +100,8 @@ COLUMNS = [
     "transformers_version",
     "peft_version",
     "python_version",
-    "dry_run",               # 1: a CPU check of the harness, not a measurement
+    "dry_run",               # 1: a CPU run (--device cpu), not a GPU measurement
+    "device",                # cuda | cpu (cpu: live tensor bytes from torch.profiler's memory events)
     "timestamp",             # UTC, ISO 8601
 ]
 
@@ -195,6 +200,22 @@ def load_cases(path: Path, calibration_dir: Path = HERE) -> list[Case]:
 def load_cards(path: Path = REPO / "data" / "cards.json") -> dict[str, int]:
     doc = json.loads(Path(path).read_text())
     return {c["name"]: int(c["memory_bytes"]) for c in doc["cards"]}
+
+
+def load_case_cards(path: Path, known: dict[str, int]) -> dict[str, int]:
+    """A case list's own emulated cards ("cards": [{"name", "memory_bytes"}]): memory caps small
+    enough for a tiny model's sweep on the CPU. A real card's name (data/cards.json) is refused, so
+    no case list can change what a real card means."""
+    doc = json.loads(Path(path).read_text())
+    cards = {}
+    for i, c in enumerate(doc.get("cards", [])):
+        where = f"{path}: card {i + 1}"
+        if not isinstance(c, dict) or not isinstance(c.get("name"), str) or not c["name"]:
+            raise CaseError(f"{where}: give a name and memory_bytes")
+        if c["name"] in known:
+            raise CaseError(f"{where}: {c['name']!r} is a real card of data/cards.json; name an emulated one otherwise")
+        cards[c["name"]] = _positive_int(c.get("memory_bytes"), "memory_bytes", where)
+    return cards
 
 
 # ----------------------------------------------------------------------------------------------
@@ -316,18 +337,18 @@ def build_model(case: Case, device: str, dtype, attention: str = "sdpa"):
 
 def _from_config(cls, config, attention: str, dtype):
     """Random weights in `dtype`. Without an explicit dtype, _from_config would build in the config's
-    torch_dtype (float16 for Llama-2) and the model would pass through a second copy on conversion.
-    transformers 5 names the argument dtype, 4.x torch_dtype."""
-    try:
-        return cls._from_config(config, attn_implementation=attention, torch_dtype=dtype)
-    except TypeError:
-        return cls._from_config(config, attn_implementation=attention, dtype=dtype)
+    dtype (float16 for Llama-2) and the model would pass through a second copy on conversion.
+    transformers 5 names the argument dtype (torch_dtype is deprecated there); 4.x passes an unknown
+    dtype= on to the model's __init__, so 4.x gets torch_dtype."""
+    import transformers
+    key = "dtype" if int(transformers.__version__.split(".")[0]) >= 5 else "torch_dtype"
+    return cls._from_config(config, attn_implementation=attention, **{key: dtype})
 
 
 def _allocate_on(torch, device: str):
-    """Creates parameters directly on the GPU (torch >= 2.0), so a large model never passes through
-    host memory; CPU and older torch build where they are and are moved after."""
-    if device == "cpu" or not hasattr(torch.device, "__enter__"):
+    """Creates parameters directly on the device (torch >= 2.0), so a large model never passes
+    through host memory; the CPU run takes the same path. Older torch builds on the CPU and moves."""
+    if not hasattr(torch.device, "__enter__"):
         return contextlib.nullcontext()
     return torch.device(device)
 
@@ -350,16 +371,24 @@ def head_module_names(model, class_name: str) -> tuple[set, list]:
     return excluded, to_save
 
 
-def apply_lora(model, case: Case):
+def lora_targets(model, class_name: str) -> tuple[list, list]:
+    """The full names of the modules LoRA adapts (every nn.Linear / Conv1D outside the heads; PEFT
+    matches a full name exactly) and the modules it trains in full (modules_to_save)."""
     import torch
-    from peft import LoraConfig, get_peft_model
     from transformers.pytorch_utils import Conv1D
-    excluded, to_save = head_module_names(model, case.class_name)
+    excluded, to_save = head_module_names(model, class_name)
     targets = sorted(n for n, m in model.named_modules()
                      if isinstance(m, (torch.nn.Linear, Conv1D))
                      and not any(n == x or n.startswith(x + ".") for x in excluded))
     if not targets:
         raise RuntimeError("no linear layer to adapt")
+    return targets, to_save
+
+
+def apply_lora(model, case: Case):
+    import torch
+    from peft import LoraConfig, get_peft_model
+    targets, to_save = lora_targets(model, case.class_name)
     config = LoraConfig(r=case.lora_rank, lora_alpha=2 * case.lora_rank, lora_dropout=case.lora_dropout,
                         target_modules=targets, modules_to_save=to_save or None, bias="none")
     peft_model = get_peft_model(model, config)
@@ -427,46 +456,140 @@ class StepMeasurement:
 
 
 class MemoryProbe:
-    """Peak memory per phase. On CUDA: the caching allocator's own counters; on CPU (dry run)
-    nothing is meaningful and every figure stays 0."""
+    """Peak memory per phase on CUDA: the caching allocator's own counters (max allocated, max
+    reserved), reset at the start of each phase. begin/end bracket one run (nothing to do here)."""
 
-    def __init__(self, torch_module, cuda: bool):
+    def __init__(self, torch_module):
         self.torch = torch_module
-        self.cuda = cuda
+        self.records: list = []
 
-    def start_phase(self):
-        if self.cuda:
-            self.torch.cuda.synchronize()
-            self.torch.cuda.reset_peak_memory_stats()
+    def begin(self):
+        self.records = []
 
-    def end_phase(self) -> tuple[int, int]:
-        if not self.cuda:
-            return 0, 0
+    def end(self):
+        pass
+
+    def release(self):
+        return contextlib.nullcontext()
+
+    def start_phase(self, phase: str):
         self.torch.cuda.synchronize()
-        return int(self.torch.cuda.max_memory_allocated()), int(self.torch.cuda.max_memory_reserved())
+        self.torch.cuda.reset_peak_memory_stats()
+
+    def end_phase(self):
+        self.torch.cuda.synchronize()
+        self.records.append((int(self.torch.cuda.max_memory_allocated()), int(self.torch.cuda.max_memory_reserved())))
+
+    def peaks(self) -> list:
+        """(allocated, reserved) of every phase so far, in order."""
+        records, self.records = self.records, []
+        return records
 
 
-def train_steps(model, inputs: dict, optimizer, autocast, probe: MemoryProbe, steps: int = STEPS) -> StepMeasurement:
+class CpuMemoryProbe:
+    """Peak of live tensor bytes per phase on the CPU, from torch.profiler's memory events.
+
+    With profile_memory=True PyTorch's CPU allocator reports every allocation, and the free of every
+    block allocated while profiling, to the profiler, so the running total from begin() is exactly
+    the bytes the run allocated and still holds. (The allocator remembers a block's size only while
+    profiling: a block allocated then and freed after leaves a stale entry, which a later block at
+    the same address, allocated unprofiled and freed while profiling, would be reported with; so a
+    run's tensors are freed under release(), and nothing else is freed across runs.)
+    begin() comes before the model is built, so the total counts weights, gradients, optimizer state
+    and activations, as torch.cuda.max_memory_allocated does on a GPU. Phases are record_function
+    ranges; a phase's peak is the total at its start or after any event inside it. There is no
+    caching allocator on the CPU: reserved is reported as 0. The allocator reports to the profiler
+    of the thread that allocates; the CPU autograd engine runs backward on the calling thread."""
+
+    PREFIX = "measure::"
+
+    def __init__(self, torch_module):
+        self.torch = torch_module
+        self.profiler = None
+        self.ranges: list = []
+        self.events: list = []
+
+    def begin(self):
+        from torch.profiler import ProfilerActivity, profile
+        self.end()
+        self.ranges, self.events = [], []
+        self.profiler = profile(activities=[ProfilerActivity.CPU], profile_memory=True)
+        self.profiler.__enter__()
+
+    def end(self):
+        """Stops profiling (idempotent) and keeps the memory events and the phase ranges."""
+        if self.profiler is None:
+            return
+        prof, self.profiler = self.profiler, None
+        prof.__exit__(None, None, None)
+        events = prof.profiler.kineto_results.events()
+        cpu = self.torch.autograd.DeviceType.CPU
+        self.events = sorted((e.start_ns(), int(e.nbytes())) for e in events
+                             if e.name() == "[memory]" and e.device_type() == cpu)
+        self.ranges = sorted((e.start_ns(), e.start_ns() + e.duration_ns()) for e in events
+                             if e.name().startswith(self.PREFIX))
+
+    @contextlib.contextmanager
+    def release(self):
+        """Frees the run's tensors (the with-block) while profiling, so none leaves a stale entry."""
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True):
+            yield
+
+    def start_phase(self, phase: str):
+        self._range = self.torch.profiler.record_function(self.PREFIX + phase)
+        self._range.__enter__()
+
+    def end_phase(self):
+        self._range.__exit__(None, None, None)
+
+    def peaks(self) -> list:
+        self.end()
+        return [(peak, 0) for peak in running_peaks(self.events, self.ranges)]
+
+
+def running_peaks(events: list, ranges: list) -> list:
+    """For (time, signed bytes) events sorted by time and (start, end) ranges sorted by start: the
+    peak of the running total within each range, counting the total live when the range opens."""
+    peaks = []
+    total, i = 0, 0
+    for start, end in ranges:
+        while i < len(events) and events[i][0] < start:
+            total += events[i][1]
+            i += 1
+        peak = total
+        while i < len(events) and events[i][0] <= end:
+            total += events[i][1]
+            peak = max(peak, total)
+            i += 1
+        peaks.append(peak)
+    return peaks
+
+
+def train_steps(model, inputs: dict, optimizer, autocast, probe, steps: int = STEPS) -> StepMeasurement:
     """`steps` training steps; the peak is the largest of every phase of every step (the optimizer
     state exists from the first step on, so the steady state is reached by the second)."""
     m = StepMeasurement()
     model.train()
     for _ in range(steps):
         t0 = time.perf_counter()
-        peaks = {}
-        probe.start_phase()
+        probe.start_phase("forward_end")
         with autocast():
             loss = loss_of(model(**inputs))
-        peaks["forward_end"] = probe.end_phase()
-        probe.start_phase()
+        probe.end_phase()
+        probe.start_phase("backward")
         loss.backward()
         del loss
-        peaks["backward"] = probe.end_phase()
-        probe.start_phase()
+        probe.end_phase()
+        probe.start_phase("optimizer_step")
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
-        peaks["optimizer_step"] = probe.end_phase()
+        probe.end_phase()
         m.step_seconds = time.perf_counter() - t0
+        m.steps += 1
+    records = probe.peaks()
+    for step in range(m.steps):
+        peaks = dict(zip(PHASES, records[step * len(PHASES):(step + 1) * len(PHASES)]))
         for phase in PHASES:
             allocated, reserved = peaks[phase]
             if allocated > m.max_allocated:
@@ -474,7 +597,6 @@ def train_steps(model, inputs: dict, optimizer, autocast, probe: MemoryProbe, st
                 m.peak_phase = phase
             m.max_reserved = max(m.max_reserved, reserved)
         m.phase_peaks = {p: peaks[p][0] for p in PHASES}
-        m.steps += 1
     return m
 
 
@@ -497,7 +619,7 @@ class Runner:
         self.run_id = run_id
         self.baseline = baseline
         self.monitor = DeviceMonitor(torch) if self.cuda else None
-        self.probe = MemoryProbe(torch, self.cuda)
+        self.probe = MemoryProbe(torch) if self.cuda else CpuMemoryProbe(torch)
         self.environment = self._environment()
         self.deadline = float("inf")  # monotonic time after which a sweep starts no new probe
 
@@ -548,10 +670,11 @@ class Runner:
                     return row
                 torch.cuda.set_per_process_memory_fraction(limit / total, 0)
                 row["allocator_limit_bytes"] = limit
-        model = optimizer = inputs = None
+        model = optimizer = inputs = trainable = None
         try:
             full = case.mode == "full"
             dtype = torch.float32 if full else torch.bfloat16
+            self.probe.begin()
             model, attention = build_model(case, self.device, dtype)
             row["attention"] = attention
             row["parameters"] = sum(p.numel() for p in model.parameters())
@@ -575,11 +698,21 @@ class Runner:
                            optimizer_peak_bytes=m.phase_peaks["optimizer_step"], device_used_bytes=used,
                            reserved_at_sample_bytes=reserved_now,
                            context_bytes=used - reserved_now - (self.baseline or 0))
+            else:
+                # No caching allocator and no context on the CPU: the live-bytes peaks are all there is,
+                # and an emulated card is a cap on them, checked after the run.
+                row.update(max_allocated_bytes=m.max_allocated, peak_phase=m.peak_phase,
+                           forward_peak_bytes=m.phase_peaks["forward_end"], backward_peak_bytes=m.phase_peaks["backward"],
+                           optimizer_peak_bytes=m.phase_peaks["optimizer_step"], allocator_limit_bytes=card_bytes or "")
+                if card_bytes and m.max_allocated > card_bytes:
+                    row.update(status="oom", error=f"emulated {card}: peak {m.max_allocated} bytes over its {card_bytes}")
         except Exception as e:  # noqa: BLE001 - every failure becomes a row, the sweep goes on
             row.update(status="oom" if self.cuda and is_oom(e) else "error", error=_one_line(e))
         finally:
-            del model, optimizer, inputs
-            self._release()
+            self.probe.end()
+            with self.probe.release():
+                del model, optimizer, inputs, trainable
+                self._release()
             if limit is not None:
                 torch.cuda.set_per_process_memory_fraction(1.0, 0)
         return row
@@ -603,7 +736,7 @@ class Runner:
                    card=card, card_bytes=card_bytes or "", steps=0,
                    device_source=self.monitor.source if self.monitor else "",
                    device_baseline_bytes=self.baseline if self.baseline is not None else "",
-                   dry_run=1 if self.dry_run else 0,
+                   device="cuda" if self.cuda else "cpu", dry_run=1 if self.dry_run else 0,
                    timestamp=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
         return row
 
@@ -614,7 +747,7 @@ class Runner:
             return
         for card in case.sweep_cards:
             if card not in cards:
-                raise CaseError(f"case {case.id}: card {card!r} is not in data/cards.json")
+                raise CaseError(f"case {case.id}: card {card!r} is neither in data/cards.json nor in the case list's cards")
 
             def fits(batch, card=card):
                 if time.monotonic() > self.deadline:
@@ -702,13 +835,20 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     ap.add_argument("--only", action="append", default=[], help="run only cases whose id contains this (repeatable)")
     ap.add_argument("--time-budget", type=float, default=480.0,
                     help="start no new case after this many seconds (default 480: one ~8 minute GPU session)")
-    ap.add_argument("--dry-run", action="store_true",
-                    help="CPU check of the harness (use a tiny case list): rows carry dry_run=1 and no memory figures")
+    ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
+                    help="cuda (default): measure on the GPU; cpu: run the harness on the CPU (use a tiny case "
+                         "list), rows carry dry_run=1 and the profiler's live-bytes peaks")
+    ap.add_argument("--dry-run", action="store_true", help="the same as --device cpu")
     ap.add_argument("--list", action="store_true", help="print the expanded cases and exit (needs no torch)")
     args = ap.parse_args(list(argv) if argv is not None else None)
+    if args.dry_run:
+        args.device = "cpu"
+    cpu = args.device == "cpu"
 
     try:
         cases = load_cases(args.cases)
+        real_cards = load_cards()
+        cards = {**real_cards, **load_case_cards(args.cases, real_cards)}
     except CaseError as e:
         print(f"measure: error: {e}", file=sys.stderr)
         return 2
@@ -721,25 +861,23 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
             print(f"{c.id}: {c.class_name} {c.mode} batch {c.batch} {shape}{sweep}")
         return 0
 
-    if args.dry_run and (args.out is None or under_measured(args.out)):
-        print(f"measure: error: a dry run is not a measurement; give --out outside {MEASURED_DIR}", file=sys.stderr)
+    if cpu and (args.out is None or under_measured(args.out)):
+        print(f"measure: error: a CPU run is not a GPU measurement; give --out outside {MEASURED_DIR}", file=sys.stderr)
         return 2
-    baseline = None if args.dry_run else idle_device_used_bytes()  # before this process touches CUDA
+    baseline = None if cpu else idle_device_used_bytes()  # before this process touches CUDA
     import torch
-    if not args.dry_run and not torch.cuda.is_available():
-        print("measure: error: no CUDA device (use --dry-run for a CPU check of the harness)", file=sys.stderr)
+    if not cpu and not torch.cuda.is_available():
+        print("measure: error: no CUDA device (use --device cpu for a CPU run of the harness)", file=sys.stderr)
         return 2
     missing = [m for m in ("transformers", "peft") if not _importable(m)]
     if missing:
         print(f"measure: error: {' and '.join(missing)} not importable: every case builds a transformers model "
               f"(and LoRA cases a peft adapter)", file=sys.stderr)
         return 2
-    device = "cpu" if args.dry_run else "cuda"
     run_id = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + f"-{os.getpid()}"
-    runner = Runner(device, args.dry_run, run_id, baseline)
+    runner = Runner(args.device, cpu, run_id, baseline)
     out = args.out or default_out(args.cases, runner.environment["gpu_name"])
     runner.warm_up()
-    cards = load_cards()
     writer = CsvWriter(out)
     started = time.monotonic()
     runner.deadline = started + args.time_budget
@@ -750,6 +888,8 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
         writer.write(row)
         counts[row["status"]] = counts.get(row["status"], 0) + 1
         figure = f" reserved {int(row['max_reserved_bytes']) / 2**30:.2f} GiB" if row["max_reserved_bytes"] != "" else ""
+        if cpu and row["max_allocated_bytes"] != "":
+            figure = f" peak {int(row['max_allocated_bytes']) / 2**20:.2f} MiB live on the CPU"
         print(f"measure: {row['case_id']}: {row['status']}{figure} {row['error']}".rstrip(), file=sys.stderr)
 
     try:
