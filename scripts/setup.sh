@@ -17,7 +17,7 @@ cli_only=false
 packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libfmt-dev libcurl4-openssl-dev
           libcpp-httplib-dev libsqlite3-dev libgit2-dev)
 if ! $cli_only; then
-  packages+=(libgtest-dev libbenchmark-dev)
+  packages+=(libgtest-dev libgmock-dev libbenchmark-dev)
   packages+=(chromium nodejs wrk)  # server and browser tests
   command -v npm >/dev/null || packages+=(npm)  # NodeSource's nodejs ships npm; Debian's is separate
   packages+=(python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pybind11 pybind11-dev
