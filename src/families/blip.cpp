@@ -96,7 +96,7 @@ void input_ids_first(GraphBuilder& b) {
 }
 
 Value build(const BuildInput& in, GraphBuilder& b) {
-  const Towers t{clip::sub_config(in.config, "text_config"), clip::sub_config(in.config, "vision_config")};
+  const Towers t{in.config.child("text_config"), in.config.child("vision_config")};
   const bert::Layout layout = text_layout();
   switch (in.head) {
     case Head::CausalLM: {

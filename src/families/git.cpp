@@ -20,7 +20,7 @@ using namespace blocks;
 // embeddings, then visual_projection.
 Value image_tokens(const BuildInput& in, GraphBuilder& b, const Scope& root, std::int64_t hidden) {
   const Config& c = in.config;
-  const Config vision_config = clip::sub_config(c, "vision_config");
+  const Config vision_config = c.child("vision_config");
   const auto* frames_key = c.raw({"num_image_with_embedding"});
   const std::int64_t frames = frames_key && !frames_key->is_null() ? c.dim({"num_image_with_embedding"}, 1) : 0;
 

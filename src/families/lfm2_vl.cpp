@@ -22,7 +22,7 @@ using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  llava::Parts p{clip::sub_config(c, "vision_config"), clip::sub_config(c, "text_config")};
+  llava::Parts p{c.child("vision_config"), c.child("text_config")};
   p.variant = clip::Variant::Siglip2;
   const std::string vision_type = p.vision.text({"model_type"}, "siglip2_vision_model");
   if (vision_type != "siglip2_vision_model")

@@ -18,7 +18,7 @@ using namespace blocks;
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   const Config text_config = qwen2_vl::text_config_of(c);
-  const Config vision_config = clip::sub_config(c, "vision_config");
+  const Config vision_config = c.child("vision_config");
   const decoder::DecoderSpec text = qwen2_vl::text_spec(text_config);
   const bool with_head = in.head != Head::Base;
   qwen2_vl::ImageGrid grid;

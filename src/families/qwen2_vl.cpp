@@ -18,7 +18,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   const decoder::DecoderSpec text = qwen2_vl::text_spec(c);
   if (in.head == Head::Base) return decoder::build_decoder(in, b, text);
-  const Config vision_config = clip::sub_config(c, "vision_config");
+  const Config vision_config = c.child("vision_config");
   qwen2_vl::ImageGrid grid;
   Value image;
   {

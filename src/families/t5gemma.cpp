@@ -144,8 +144,8 @@ class Builder {
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const Config encoder_config = clip::sub_config(c, "encoder");
-  const Config decoder_config = c.raw({"decoder"}) ? clip::sub_config(c, "decoder") : encoder_config;
+  const Config encoder_config = c.child("encoder");
+  const Config decoder_config = c.raw({"decoder"}) ? c.child("decoder") : encoder_config;
   const std::int64_t vocab = c.dim({"vocab_size"}, 256000);
   const StackDims enc = read_stack(encoder_config, vocab);
   const StackDims dec = read_stack(decoder_config, vocab);
