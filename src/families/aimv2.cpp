@@ -36,7 +36,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& aimv2_family() {
-  static const Family family{"aimv2", "models/aimv2/modeling_aimv2.py", {{"Aimv2Model", Head::Base}}, build};
+  static const Family family{"aimv2", "models/aimv2/modeling_aimv2.py", classes("Aimv2"), build};
   return family;
 }
 

@@ -46,7 +46,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& align_family() {
-  static const Family family{"align", "models/align/modeling_align.py", {{"AlignModel", Head::Base}}, build};
+  static const Family family{"align", "models/align/modeling_align.py", classes("Align"), build};
   return family;
 }
 

@@ -48,7 +48,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& altclip_family() {
-  static const Family family{"altclip", "models/altclip/modeling_altclip.py", {{"AltCLIPModel", Head::Base}}, build};
+  static const Family family{"altclip", "models/altclip/modeling_altclip.py", classes("AltCLIP"), build};
   return family;
 }
 

@@ -132,10 +132,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& blip_family() {
   static const Family family{"blip", "models/blip/modeling_blip.py",
-                             {{"BlipModel", Head::Base},
-                              {"BlipForConditionalGeneration", Head::CausalLM},
-                              {"BlipForQuestionAnswering", Head::Seq2SeqLM},
-                              {"BlipForImageTextRetrieval", Head::SequenceClassification}},
+                             classes("Blip", {heads::VisionLanguageGeneration, {"ForQuestionAnswering", Head::Seq2SeqLM}, {"ForImageTextRetrieval", Head::SequenceClassification}}),
                              build};
   return family;
 }

@@ -44,7 +44,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& blip_2_family() {
   static const Family family{"blip-2", "models/blip_2/modeling_blip_2.py",
-                             {{"Blip2Model", Head::Base}, {"Blip2ForConditionalGeneration", Head::CausalLM}}, build};
+                             classes("Blip2", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

@@ -18,15 +18,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& camembert_family() {
-  static const Family family{"camembert",
-                             "models/camembert/modeling_camembert.py",
-                             {{"CamembertModel", Head::Base},
-                              {"CamembertForMaskedLM", Head::MaskedLM},
-                              {"CamembertForCausalLM", Head::CausalLM},
-                              {"CamembertForSequenceClassification", Head::SequenceClassification},
-                              {"CamembertForTokenClassification", Head::TokenClassification},
-                              {"CamembertForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"camembert", "models/camembert/modeling_camembert.py",
+                             classes("Camembert", heads::kRoberta), build};
   return family;
 }
 

@@ -38,7 +38,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& chinese_clip_family() {
   static const Family family{"chinese_clip", "models/chinese_clip/modeling_chinese_clip.py",
-                             {{"ChineseCLIPModel", Head::Base}}, build};
+                             classes("ChineseCLIP"), build};
   return family;
 }
 

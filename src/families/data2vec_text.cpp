@@ -18,15 +18,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& data2vec_text_family() {
-  static const Family family{"data2vec-text",
-                             "models/data2vec/modeling_data2vec_text.py",
-                             {{"Data2VecTextModel", Head::Base},
-                              {"Data2VecTextForMaskedLM", Head::MaskedLM},
-                              {"Data2VecTextForCausalLM", Head::CausalLM},
-                              {"Data2VecTextForSequenceClassification", Head::SequenceClassification},
-                              {"Data2VecTextForTokenClassification", Head::TokenClassification},
-                              {"Data2VecTextForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"data2vec-text", "models/data2vec/modeling_data2vec_text.py",
+                             classes("Data2VecText", heads::kRoberta), build};
   return family;
 }
 

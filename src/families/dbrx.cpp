@@ -56,10 +56,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& dbrx_family() {
-  static const Family family{"dbrx",
-                             "models/dbrx/modeling_dbrx.py",
-                             {{"DbrxModel", Head::Base}, {"DbrxForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"dbrx", "models/dbrx/modeling_dbrx.py", classes("Dbrx", {heads::ForCausalLM}), build};
   return family;
 }
 

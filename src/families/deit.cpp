@@ -65,10 +65,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& deit_family() {
   static const Family family{"deit", "models/deit/modeling_deit.py",
-                             {{"DeiTModel", Head::Base},
-                              {"DeiTForImageClassification", Head::ImageClassification},
-                              {"DeiTForImageClassificationWithTeacher", Head::ImageClassification},
-                              {"DeiTForMaskedImageModeling", Head::PreTraining}},
+                             classes("DeiT", {heads::ForImageClassification, {"ForImageClassificationWithTeacher", Head::ImageClassification}, {"ForMaskedImageModeling", Head::PreTraining}}),
                              build};
   return family;
 }

@@ -48,11 +48,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& dinov2_with_registers_family() {
-  static const Family family{"dinov2_with_registers",
-                             "models/dinov2_with_registers/modeling_dinov2_with_registers.py",
-                             {{"Dinov2WithRegistersModel", Head::Base},
-                              {"Dinov2WithRegistersForImageClassification", Head::ImageClassification}},
-                             build};
+  static const Family family{"dinov2_with_registers", "models/dinov2_with_registers/modeling_dinov2_with_registers.py",
+                             classes("Dinov2WithRegisters", {heads::ForImageClassification}), build};
   return family;
 }
 

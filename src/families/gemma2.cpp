@@ -26,12 +26,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& gemma2_family() {
-  static const Family family{"gemma2",
-                             "models/gemma2/modeling_gemma2.py",
-                             {{"Gemma2Model", Head::Base},
-                              {"Gemma2ForCausalLM", Head::CausalLM},
-                              {"Gemma2ForSequenceClassification", Head::SequenceClassification},
-                              {"Gemma2ForTokenClassification", Head::TokenClassification}},
+  static const Family family{"gemma2", "models/gemma2/modeling_gemma2.py",
+                             classes("Gemma2",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

@@ -130,9 +130,7 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 
 const Family& gemma3_family() {
   static const Family family{"gemma3", "models/gemma3/modeling_gemma3.py",
-                             {{"Gemma3Model", Head::Base},
-                              {"Gemma3ForConditionalGeneration", Head::CausalLM},
-                              {"Gemma3ForSequenceClassification", Head::SequenceClassification}},
+                             classes("Gemma3", {heads::VisionLanguageGeneration, heads::ForSequenceClassification}),
                              build};
   return family;
 }

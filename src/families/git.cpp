@@ -73,8 +73,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& git_family() {
-  static const Family family{"git", "models/git/modeling_git.py",
-                             {{"GitModel", Head::Base}, {"GitForCausalLM", Head::CausalLM}}, build};
+  static const Family family{"git", "models/git/modeling_git.py", classes("Git", {heads::ForCausalLM}), build};
   return family;
 }
 

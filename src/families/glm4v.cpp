@@ -148,7 +148,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& glm4v_family() {
   static const Family family{"glm4v", "models/glm4v/modeling_glm4v.py",
-                             {{"Glm4vModel", Head::Base}, {"Glm4vForConditionalGeneration", Head::CausalLM}}, build};
+                             classes("Glm4v", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

@@ -23,11 +23,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& granite_family() {
-  static const Family family{"granite",
-                             "models/granite/modeling_granite.py",
-                             {{"GraniteModel", Head::Base},
-                              {"GraniteForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"granite", "models/granite/modeling_granite.py",
+                             classes("Granite", {heads::ForCausalLM}), build};
   return family;
 }
 

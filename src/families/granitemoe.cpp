@@ -35,10 +35,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& granitemoe_family() {
-  static const Family family{"granitemoe",
-                             "models/granitemoe/modeling_granitemoe.py",
-                             {{"GraniteMoeModel", Head::Base}, {"GraniteMoeForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"granitemoe", "models/granitemoe/modeling_granitemoe.py",
+                             classes("GraniteMoe", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -47,11 +47,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& granitemoeshared_family() {
-  static const Family family{"granitemoeshared",
-                             "models/granitemoeshared/modeling_granitemoeshared.py",
-                             {{"GraniteMoeSharedModel", Head::Base},
-                              {"GraniteMoeSharedForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"granitemoeshared", "models/granitemoeshared/modeling_granitemoeshared.py",
+                             classes("GraniteMoeShared", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -144,8 +144,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& idefics2_family() {
   static const Family family{"idefics2", "models/idefics2/modeling_idefics2.py",
-                             {{"Idefics2Model", Head::Base}, {"Idefics2ForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("Idefics2", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

@@ -42,11 +42,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& ijepa_family() {
-  static const Family family{
-      "ijepa",
-      "models/ijepa/modeling_ijepa.py",
-      {{"IJepaModel", Head::Base}, {"IJepaForImageClassification", Head::ImageClassification}},
-      build};
+  static const Family family{"ijepa", "models/ijepa/modeling_ijepa.py",
+                             classes("IJepa", {heads::ForImageClassification}), build};
   return family;
 }
 

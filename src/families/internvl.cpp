@@ -84,8 +84,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& internvl_family() {
   static const Family family{"internvl", "models/internvl/modeling_internvl.py",
-                             {{"InternVLModel", Head::Base}, {"InternVLForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("InternVL", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

@@ -129,8 +129,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& kosmos_2_family() {
   static const Family family{"kosmos-2", "models/kosmos2/modeling_kosmos2.py",
-                             {{"Kosmos2Model", Head::Base}, {"Kosmos2ForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("Kosmos2", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

@@ -82,8 +82,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& lfm2_vl_family() {
   static const Family family{"lfm2-vl", "models/lfm2_vl/modeling_lfm2_vl.py",
-                             {{"Lfm2VlModel", Head::Base}, {"Lfm2VlForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("Lfm2Vl", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

@@ -85,8 +85,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& mistral3_family() {
   static const Family family{"mistral3", "models/mistral3/modeling_mistral3.py",
-                             {{"Mistral3Model", Head::Base}, {"Mistral3ForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("Mistral3", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

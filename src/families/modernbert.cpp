@@ -103,14 +103,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& modernbert_family() {
-  static const Family family{"modernbert",
-                             "models/modernbert/modeling_modernbert.py",
-                             {{"ModernBertModel", Head::Base},
-                              {"ModernBertForMaskedLM", Head::MaskedLM},
-                              {"ModernBertForSequenceClassification", Head::SequenceClassification},
-                              {"ModernBertForTokenClassification", Head::TokenClassification},
-                              {"ModernBertForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"modernbert", "models/modernbert/modeling_modernbert.py",
+                             classes("ModernBert", heads::kEncoder), build};
   return family;
 }
 

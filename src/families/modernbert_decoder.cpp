@@ -105,11 +105,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& modernbert_decoder_family() {
-  static const Family family{"modernbert-decoder",
-                             "models/modernbert_decoder/modeling_modernbert_decoder.py",
-                             {{"ModernBertDecoderModel", Head::Base},
-                              {"ModernBertDecoderForCausalLM", Head::CausalLM},
-                              {"ModernBertDecoderForSequenceClassification", Head::SequenceClassification}},
+  static const Family family{"modernbert-decoder", "models/modernbert_decoder/modeling_modernbert_decoder.py",
+                             classes("ModernBertDecoder", {heads::ForCausalLM, heads::ForSequenceClassification}),
                              build};
   return family;
 }

@@ -22,11 +22,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& olmo_family() {
-  static const Family family{"olmo",
-                             "models/olmo/modeling_olmo.py",
-                             {{"OlmoModel", Head::Base},
-                              {"OlmoForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"olmo", "models/olmo/modeling_olmo.py", classes("Olmo", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -26,11 +26,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& olmo2_family() {
-  static const Family family{"olmo2",
-                             "models/olmo2/modeling_olmo2.py",
-                             {{"Olmo2Model", Head::Base},
-                              {"Olmo2ForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"olmo2", "models/olmo2/modeling_olmo2.py", classes("Olmo2", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -29,11 +29,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& olmo3_family() {
-  static const Family family{"olmo3",
-                             "models/olmo3/modeling_olmo3.py",
-                             {{"Olmo3Model", Head::Base},
-                              {"Olmo3ForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"olmo3", "models/olmo3/modeling_olmo3.py", classes("Olmo3", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -96,8 +96,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& pvt_family() {
   static const Family family{"pvt", "models/pvt/modeling_pvt.py",
-                             {{"PvtModel", Head::Base}, {"PvtForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Pvt", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -86,8 +86,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& pvt_v2_family() {
   static const Family family{"pvt_v2", "models/pvt_v2/modeling_pvt_v2.py",
-                             {{"PvtV2Model", Head::Base}, {"PvtV2ForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("PvtV2", {heads::ForImageClassification}), build};
   return family;
 }
 

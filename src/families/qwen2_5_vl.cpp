@@ -53,9 +53,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& qwen2_5_vl_family() {
   static const Family family{"qwen2_5_vl", "models/qwen2_5_vl/modeling_qwen2_5_vl.py",
-                             {{"Qwen2_5_VLModel", Head::Base},
-                              {"Qwen2_5_VLForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("Qwen2_5_VL", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

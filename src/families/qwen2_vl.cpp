@@ -46,8 +46,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& qwen2_vl_family() {
   static const Family family{"qwen2_vl", "models/qwen2_vl/modeling_qwen2_vl.py",
-                             {{"Qwen2VLModel", Head::Base}, {"Qwen2VLForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("Qwen2VL", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

@@ -20,15 +20,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& roberta_family() {
-  static const Family family{"roberta",
-                             "models/roberta/modeling_roberta.py",
-                             {{"RobertaModel", Head::Base},
-                              {"RobertaForMaskedLM", Head::MaskedLM},
-                              {"RobertaForCausalLM", Head::CausalLM},
-                              {"RobertaForSequenceClassification", Head::SequenceClassification},
-                              {"RobertaForTokenClassification", Head::TokenClassification},
-                              {"RobertaForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"roberta", "models/roberta/modeling_roberta.py",
+                             classes("Roberta", heads::kRoberta), build};
   return family;
 }
 

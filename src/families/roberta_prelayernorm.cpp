@@ -21,15 +21,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& roberta_prelayernorm_family() {
-  static const Family family{"roberta-prelayernorm",
-                             "models/roberta_prelayernorm/modeling_roberta_prelayernorm.py",
-                             {{"RobertaPreLayerNormModel", Head::Base},
-                              {"RobertaPreLayerNormForMaskedLM", Head::MaskedLM},
-                              {"RobertaPreLayerNormForCausalLM", Head::CausalLM},
-                              {"RobertaPreLayerNormForSequenceClassification", Head::SequenceClassification},
-                              {"RobertaPreLayerNormForTokenClassification", Head::TokenClassification},
-                              {"RobertaPreLayerNormForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"roberta-prelayernorm", "models/roberta_prelayernorm/modeling_roberta_prelayernorm.py",
+                             classes("RobertaPreLayerNorm", heads::kRoberta), build};
   return family;
 }
 

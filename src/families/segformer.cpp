@@ -86,9 +86,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& segformer_family() {
   static const Family family{"segformer", "models/segformer/modeling_segformer.py",
-                             {{"SegformerModel", Head::Base},
-                              {"SegformerForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Segformer", {heads::ForImageClassification}), build};
   return family;
 }
 

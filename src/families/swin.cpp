@@ -90,8 +90,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& swin_family() {
   static const Family family{"swin", "models/swin/modeling_swin.py",
-                             {{"SwinModel", Head::Base}, {"SwinForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Swin", {heads::ForImageClassification}), build};
   return family;
 }
 

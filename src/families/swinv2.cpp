@@ -98,9 +98,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& swinv2_family() {
   static const Family family{"swinv2", "models/swinv2/modeling_swinv2.py",
-                             {{"Swinv2Model", Head::Base},
-                              {"Swinv2ForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Swinv2", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -203,13 +203,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& t5gemma_family() {
-  static const Family family{"t5gemma",
-                             "models/t5gemma/modeling_t5gemma.py",
-                             {{"T5GemmaModel", Head::Base},
-                              {"T5GemmaForConditionalGeneration", Head::Seq2SeqLM},
-                              {"T5GemmaEncoderModel", Head::Base},
-                              {"T5GemmaForSequenceClassification", Head::SequenceClassification},
-                              {"T5GemmaForTokenClassification", Head::TokenClassification}},
+  static const Family family{"t5gemma", "models/t5gemma/modeling_t5gemma.py",
+                             classes("T5Gemma",
+                                     {heads::ForConditionalGeneration, heads::EncoderModel, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

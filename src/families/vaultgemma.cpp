@@ -27,11 +27,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& vaultgemma_family() {
-  static const Family family{"vaultgemma",
-                             "models/vaultgemma/modeling_vaultgemma.py",
-                             {{"VaultGemmaModel", Head::Base},
-                              {"VaultGemmaForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"vaultgemma", "models/vaultgemma/modeling_vaultgemma.py",
+                             classes("VaultGemma", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -54,9 +54,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& vit_family() {
   static const Family family{"vit", "models/vit/modeling_vit.py",
-                             {{"ViTModel", Head::Base},
-                              {"ViTForImageClassification", Head::ImageClassification},
-                              {"ViTForMaskedImageModeling", Head::PreTraining}},
+                             classes("ViT",
+                                     {heads::ForImageClassification, {"ForMaskedImageModeling", Head::PreTraining}}),
                              build};
   return family;
 }

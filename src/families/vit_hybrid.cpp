@@ -125,9 +125,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& vit_hybrid_family() {
   static const Family family{"vit-hybrid", "models/vit_hybrid/modeling_vit_hybrid.py",
-                             {{"ViTHybridModel", Head::Base},
-                              {"ViTHybridForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("ViTHybrid", {heads::ForImageClassification}), build};
   return family;
 }
 

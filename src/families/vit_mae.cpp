@@ -68,7 +68,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& vit_mae_family() {
   static const Family family{"vit_mae", "models/vit_mae/modeling_vit_mae.py",
-                             {{"ViTMAEModel", Head::Base}, {"ViTMAEForPreTraining", Head::PreTraining}}, build};
+                             classes("ViTMAE", {heads::ForPreTraining}), build};
   return family;
 }
 

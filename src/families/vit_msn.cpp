@@ -40,11 +40,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& vit_msn_family() {
-  static const Family family{
-      "vit_msn",
-      "models/vit_msn/modeling_vit_msn.py",
-      {{"ViTMSNModel", Head::Base}, {"ViTMSNForImageClassification", Head::ImageClassification}},
-      build};
+  static const Family family{"vit_msn", "models/vit_msn/modeling_vit_msn.py",
+                             classes("ViTMSN", {heads::ForImageClassification}), build};
   return family;
 }
 

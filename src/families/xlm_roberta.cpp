@@ -19,15 +19,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& xlm_roberta_family() {
-  static const Family family{"xlm-roberta",
-                             "models/xlm_roberta/modeling_xlm_roberta.py",
-                             {{"XLMRobertaModel", Head::Base},
-                              {"XLMRobertaForMaskedLM", Head::MaskedLM},
-                              {"XLMRobertaForCausalLM", Head::CausalLM},
-                              {"XLMRobertaForSequenceClassification", Head::SequenceClassification},
-                              {"XLMRobertaForTokenClassification", Head::TokenClassification},
-                              {"XLMRobertaForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"xlm-roberta", "models/xlm_roberta/modeling_xlm_roberta.py",
+                             classes("XLMRoberta", heads::kRoberta), build};
   return family;
 }
 

@@ -81,7 +81,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& yolos_family() {
   static const Family family{"yolos", "models/yolos/modeling_yolos.py",
-                             {{"YolosModel", Head::Base}, {"YolosForObjectDetection", Head::PreTraining}}, build};
+                             classes("Yolos", {heads::ForObjectDetection}), build};
   return family;
 }
 
