@@ -42,8 +42,9 @@ class GroundTruth : public ::testing::TestWithParam<std::string> {};
 TEST_P(GroundTruth, EveryCaseMatchesToTheTensor) {
   NEURARCH_REQUIRE(testing::groundtruth_root(), "../shared/groundtruth not found");
   const auto cases = testing::cases_for(GetParam());
-  if (!kWithoutSharedFixture.contains(GetParam()))
+  if (!kWithoutSharedFixture.contains(GetParam())) {
     EXPECT_FALSE(cases.empty()) << "no ground-truth case for registered model type " << GetParam();
+  }
   for (const auto& c : cases) {
     SCOPED_TRACE(c.file.string());
     EXPECT_EQ(testing::compare_with_groundtruth(c), "");

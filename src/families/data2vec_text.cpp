@@ -7,11 +7,7 @@ namespace neurarch::families {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  static const bert::Layout layout{.prefix = "data2vec_text",
-                                   .defaults = {.vocab = 30522, .pad = 1},
-                                   .heads = bert::HeadStyle::Roberta,
-                                   .pooler = bert::PoolerUse::BaseOnly,
-                                   .roberta_positions = true};
+  static const bert::Layout layout = bert::roberta_layout("data2vec_text");
   return bert::build(in, b, layout);
 }
 

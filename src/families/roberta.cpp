@@ -9,11 +9,7 @@ namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   // RobertaConfig differs from BertConfig only in its vocabulary and pad id.
-  static const bert::Layout layout{.prefix = "roberta",
-                                   .defaults = {.vocab = 50265, .pad = 1},
-                                   .heads = bert::HeadStyle::Roberta,
-                                   .pooler = bert::PoolerUse::BaseOnly,
-                                   .roberta_positions = true};
+  static const bert::Layout layout = bert::roberta_layout("roberta", {.vocab = 50265});
   return bert::build(in, b, layout);
 }
 

@@ -8,13 +8,11 @@ namespace neurarch::families {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  static const bert::Layout layout{
-      .prefix = "roberta_prelayernorm",
-      .defaults = {.vocab = 50265, .pad = 1},
-      .heads = bert::HeadStyle::Roberta,
-      .pooler = bert::PoolerUse::BaseOnly,
-      .roberta_positions = true,
-      .pre_norm = bert::PreNormNames{.attention = "LayerNorm", .ffn = "intermediate.LayerNorm", .final = "LayerNorm"}};
+  static const bert::Layout layout = [] {
+    bert::Layout l = bert::roberta_layout("roberta_prelayernorm", {.vocab = 50265});
+    l.pre_norm = bert::PreNormNames{.attention = "LayerNorm", .ffn = "intermediate.LayerNorm", .final = "LayerNorm"};
+    return l;
+  }();
   return bert::build(in, b, layout);
 }
 

@@ -116,8 +116,11 @@ TEST(Config, RawAndHasRecordTheirKeys) {
   EXPECT_TRUE(has_read(c, "depths", true));
   EXPECT_TRUE(has_read(c, "flag", false));
   EXPECT_EQ(c.dim({"flag"}, 7), 7);  // a typed default replaces the absence has() saw
-  for (const auto& r : c.reads())
-    if (r.key == "flag") EXPECT_EQ(r.value, "7");
+  for (const auto& r : c.reads()) {
+    if (r.key == "flag") {
+      EXPECT_EQ(r.value, "7");
+    }
+  }
 }
 
 namespace {
