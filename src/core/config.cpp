@@ -1,5 +1,7 @@
 #include "core/config.hpp"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -101,19 +103,53 @@ const nlohmann::json* Config::find(Keys keys, std::string& found_key) const {
 std::string Config::where(std::string_view key) const { return fmt::format("{}: key '{}'", origin_, key); }
 
 void Config::record(std::string_view key, const nlohmann::json& value, bool from_file) const {
-  for (auto& r : reads_)
-    if (r.key == key) return;
-  reads_.push_back({std::string(key), value.dump(), from_file});
+  const std::string path = prefix_ + std::string(key);
+  from_file = from_file && from_file_;
+  for (auto& r : *reads_) {
+    if (r.key != path) continue;
+    // An absence seen by has()/raw() gives way to the default a later typed read applies.
+    if (!r.from_file && r.value == "null") r = {path, value.dump(), from_file};
+    return;
+  }
+  reads_->push_back({path, value.dump(), from_file});
 }
 
 bool Config::has(std::string_view key) const {
   auto it = json_.find(key);
-  return it != json_.end() && !it->is_null();
+  const bool present = it != json_.end() && !it->is_null();
+  record(key, present ? *it : nlohmann::json(nullptr), present);
+  return present;
 }
 
 const nlohmann::json* Config::raw(Keys keys) const {
   std::string key;
-  return find(keys, key);
+  const auto* v = find(keys, key);
+  if (v) record(key, *v, true);
+  else record(first_key(keys), nullptr, false);
+  return v;
+}
+
+Config Config::sub(nlohmann::json object, std::string_view key, bool from_file) const {
+  Config child(std::move(object), fmt::format("{}: {}", origin_, key));
+  child.reads_ = reads_;
+  child.prefix_ = prefix_ + std::string(key) + ".";
+  child.from_file_ = from_file_ && from_file;
+  return child;
+}
+
+Config Config::child(std::string_view key) const { return child(key, nlohmann::json::object()); }
+
+Config Config::child(std::string_view key, nlohmann::json defaults) const {
+  auto it = json_.find(key);
+  if (it == json_.end() || it->is_null()) {
+    if (!defaults.is_object())
+      throw std::logic_error(where(key) + ": a sub-config's defaults must be an object");
+    return sub(std::move(defaults), key, false);
+  }
+  if (!it->is_object())
+    throw Error(ErrorKind::InvalidInput, where(key),
+                fmt::format("expected an object (a sub-config), found {}", it->type_name()));
+  return sub(*it, key, true);
 }
 
 std::int64_t Config::integer(Keys keys, std::optional<std::int64_t> fallback) const {

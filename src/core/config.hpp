@@ -4,6 +4,7 @@
 // site, e.g. `c.dim({"n_embd", "hidden_size"}, 768)`, so the default lives next to its use.
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,7 +33,7 @@ class Config {
   static Config parse(std::string_view text, std::string origin);
   Config(nlohmann::json object, std::string origin);
 
-  /// True when the first present alias is not null.
+  /// True when the key is present and not null. Records the key: the answer steers the build.
   bool has(std::string_view key) const;
   /// A size (hidden_size, vocab_size...): positive, bounded. No default = required key.
   std::int64_t dim(Keys keys, std::optional<std::int64_t> fallback = std::nullopt) const;
@@ -41,12 +42,23 @@ class Config {
   double number(Keys keys, std::optional<double> fallback = std::nullopt) const;
   bool flag(Keys keys, std::optional<bool> fallback = std::nullopt) const;
   std::string text(Keys keys, std::optional<std::string> fallback = std::nullopt) const;
-  /// The raw JSON value of the first present, non-null alias, or nullptr.
+  /// The raw JSON value of the first present, non-null alias, or nullptr. Records the key read.
   const nlohmann::json* raw(Keys keys) const;
+  /// For readers built on raw() (lists, nested values): the default used for an absent key, so the
+  /// log shows the value the family applied rather than the absence.
+  void record_default(std::string_view key, const nlohmann::json& value) const { record(key, value, false); }
+  /// The sub-config under `key` (text_config, vision_config...) as a Config whose reads go to this
+  /// config's log as "key.name". Absent or null: an empty object, so every read takes the sub-config
+  /// class's default, as the reference's config classes do. Not an object: an error naming the key.
+  Config child(std::string_view key) const;
+  /// As child(key), with `defaults` standing in for an absent or null key (a composite config class
+  /// that builds its sub-config from its own default dict); reads from it are reported as defaults.
+  Config child(std::string_view key, nlohmann::json defaults) const;
 
   const std::string& origin() const { return origin_; }
   const nlohmann::json& json() const { return json_; }
-  const std::vector<ConfigRead>& reads() const { return reads_; }
+  /// Every key read so far, through this config or any config made from it by child().
+  const std::vector<ConfigRead>& reads() const { return *reads_; }
   /// model_type, "" when absent.
   std::string model_type() const;
   /// architectures[0], "" when absent.
@@ -56,10 +68,15 @@ class Config {
   const nlohmann::json* find(Keys keys, std::string& found_key) const;
   std::string where(std::string_view key) const;
   void record(std::string_view key, const nlohmann::json& value, bool from_file) const;
+  Config sub(nlohmann::json object, std::string_view key, bool from_file) const;
 
   nlohmann::json json_;
   std::string origin_;
-  mutable std::vector<ConfigRead> reads_;
+  // Shared with the children, so the parent's log holds every read of the whole config.
+  std::shared_ptr<std::vector<ConfigRead>> reads_ = std::make_shared<std::vector<ConfigRead>>();
+  std::string prefix_;    ///< "vision_config." in a child: the path of its keys in the parent's log
+  bool from_file_ = true;  ///< false in a child made from stand-in defaults
+
 };
 
 }  // namespace neurarch

@@ -11,8 +11,8 @@ namespace {
 using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
-  const Config text_config = clip::sub_config(in.config, "text_config");
-  const Config vision_config = clip::sub_config(in.config, "vision_config");
+  const Config text_config = in.config.child("text_config");
+  const Config vision_config = in.config.child("vision_config");
   const std::int64_t projection = in.config.dim({"projection_dim"}, 512);
   Value text_embeds, image_embeds;
   // forward(input_ids, pixel_values): the token sequence is the first input.
@@ -36,7 +36,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& aimv2_family() {
-  static const Family family{"aimv2", "models/aimv2/modeling_aimv2.py", {{"Aimv2Model", Head::Base}}, build};
+  static const Family family{"aimv2", "models/aimv2/modeling_aimv2.py", classes("Aimv2"), build};
   return family;
 }
 

@@ -15,8 +15,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& aimv2_vision_model_family() {
-  static const Family family{"aimv2_vision_model", "models/aimv2/modeling_aimv2.py",
-                             {{"Aimv2VisionModel", Head::Base}}, build};
+  static const Family family{"aimv2_vision_model", "models/aimv2/modeling_aimv2.py", classes("Aimv2Vision"), build};
   return family;
 }
 

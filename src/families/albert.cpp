@@ -136,14 +136,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& albert_family() {
-  static const Family family{"albert",
-                             "models/albert/modeling_albert.py",
-                             {{"AlbertModel", Head::Base},
-                              {"AlbertForPreTraining", Head::PreTraining},
-                              {"AlbertForMaskedLM", Head::MaskedLM},
-                              {"AlbertForSequenceClassification", Head::SequenceClassification},
-                              {"AlbertForTokenClassification", Head::TokenClassification},
-                              {"AlbertForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"albert", "models/albert/modeling_albert.py",
+                             classes("Albert", {heads::ForPreTraining, heads::ForMaskedLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

@@ -16,8 +16,8 @@ namespace {
 using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
-  const Config text_config = clip::sub_config(in.config, "text_config");
-  const Config vision_config = clip::sub_config(in.config, "vision_config");
+  const Config text_config = in.config.child("text_config");
+  const Config vision_config = in.config.child("vision_config");
   const std::int64_t projection = in.config.dim({"projection_dim"}, 640);
   // AlignTextConfig's defaults are BERT-base's; AlignTextModel keeps its pooler though ALIGN never reads it.
   static const bert::Layout layout{.prefix = "", .defaults = {}, .pooler = bert::PoolerUse::BaseOnly};
@@ -46,7 +46,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& align_family() {
-  static const Family family{"align", "models/align/modeling_align.py", {{"AlignModel", Head::Base}}, build};
+  static const Family family{"align", "models/align/modeling_align.py", classes("Align"), build};
   return family;
 }
 

@@ -13,8 +13,8 @@ namespace {
 using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
-  const Config text_config = clip::sub_config(in.config, "text_config");
-  const Config vision_config = clip::sub_config(in.config, "vision_config");
+  const Config text_config = in.config.child("text_config");
+  const Config vision_config = in.config.child("vision_config");
   const std::int64_t projection = in.config.dim({"projection_dim"}, 768);
   // AltCLIPTextConfig's defaults are XLM-R large's, with one token type.
   static const bert::Layout layout{.prefix = "roberta",
@@ -48,7 +48,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& altclip_family() {
-  static const Family family{"altclip", "models/altclip/modeling_altclip.py", {{"AltCLIPModel", Head::Base}}, build};
+  static const Family family{"altclip", "models/altclip/modeling_altclip.py", classes("AltCLIP"), build};
   return family;
 }
 

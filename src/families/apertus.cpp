@@ -45,12 +45,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& apertus_family() {
-  static const Family family{"apertus",
-                             "models/apertus/modeling_apertus.py",
-                             {{"ApertusModel", Head::Base},
-                              {"ApertusForCausalLM", Head::CausalLM},
-                              {"ApertusForTokenClassification", Head::TokenClassification}},
-                             build};
+  static const Family family{"apertus", "models/apertus/modeling_apertus.py",
+                             classes("Apertus", {heads::ForCausalLM, heads::ForTokenClassification}), build};
   return family;
 }
 

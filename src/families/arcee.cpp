@@ -23,12 +23,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& arcee_family() {
-  static const Family family{"arcee",
-                             "models/arcee/modeling_arcee.py",
-                             {{"ArceeModel", Head::Base},
-                              {"ArceeForCausalLM", Head::CausalLM},
-                              {"ArceeForSequenceClassification", Head::SequenceClassification},
-                              {"ArceeForTokenClassification", Head::TokenClassification}},
+  static const Family family{"arcee", "models/arcee/modeling_arcee.py",
+                             classes("Arcee", {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

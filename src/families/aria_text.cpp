@@ -41,10 +41,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& aria_text_family() {
-  static const Family family{"aria_text",
-                             "models/aria/modeling_aria.py",
-                             {{"AriaTextModel", Head::Base}, {"AriaTextForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"aria_text", "models/aria/modeling_aria.py",
+                             classes("AriaText", {heads::ForCausalLM}), build};
   return family;
 }
 

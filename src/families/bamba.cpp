@@ -47,10 +47,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& bamba_family() {
-  static const Family family{"bamba",
-                             "models/bamba/modeling_bamba.py",
-                             {{"BambaModel", Head::Base}, {"BambaForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"bamba", "models/bamba/modeling_bamba.py", classes("Bamba", {heads::ForCausalLM}), build};
   return family;
 }
 

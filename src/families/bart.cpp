@@ -11,13 +11,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& bart_family() {
-  static const Family family{"bart",
-                             "models/bart/modeling_bart.py",
-                             {{"BartModel", Head::Base},
-                              {"BartForConditionalGeneration", Head::Seq2SeqLM},
-                              {"BartForSequenceClassification", Head::SequenceClassification},
-                              {"BartForQuestionAnswering", Head::QuestionAnswering},
-                              {"BartForCausalLM", Head::CausalLM}},
+  static const Family family{"bart", "models/bart/modeling_bart.py",
+                             classes("Bart", {heads::ForConditionalGeneration, heads::ForSequenceClassification, heads::ForQuestionAnswering, heads::ForCausalLM}),
                              build};
   return family;
 }

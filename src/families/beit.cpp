@@ -98,9 +98,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return vit::b
 
 const Family& beit_family() {
   static const Family family{"beit", "models/beit/modeling_beit.py",
-                             {{"BeitModel", Head::Base},
-                              {"BeitForImageClassification", Head::ImageClassification},
-                              {"BeitForMaskedImageModeling", Head::MaskedLM}},
+                             classes("Beit",
+                                     {heads::ForImageClassification, {"ForMaskedImageModeling", Head::MaskedLM}}),
                              build};
   return family;
 }

@@ -17,15 +17,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& bert_family() {
-  static const Family family{"bert",
-                             "models/bert/modeling_bert.py",
-                             {{"BertModel", Head::Base},
-                              {"BertForPreTraining", Head::PreTraining},
-                              {"BertForMaskedLM", Head::MaskedLM},
-                              {"BertLMHeadModel", Head::CausalLM},
-                              {"BertForSequenceClassification", Head::SequenceClassification},
-                              {"BertForTokenClassification", Head::TokenClassification},
-                              {"BertForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"bert", "models/bert/modeling_bert.py",
+                             classes("Bert", {heads::ForPreTraining, heads::ForMaskedLM, heads::LMHeadModel, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

@@ -280,4 +280,18 @@ Value heads(const BuildInput& in, GraphBuilder& b, const Layout& layout, const T
   }
 }
 
+graph::Value roberta_copy(const BuildInput& in, graph::GraphBuilder& b) {
+  static const Layout layout = roberta_layout("roberta");
+  return build(in, b, layout);
+}
+
+Layout roberta_layout(std::string_view prefix, ConfigDefaults defaults) {
+  defaults.pad = 1;
+  return {.prefix = prefix,
+          .defaults = defaults,
+          .heads = HeadStyle::Roberta,
+          .pooler = PoolerUse::BaseOnly,
+          .roberta_positions = true};
+}
+
 }  // namespace neurarch::families::bert

@@ -160,6 +160,15 @@ graph::Value heads(const BuildInput& in, graph::GraphBuilder& b, const Layout& l
 /// The QA head (qa_outputs): the reference splits its outputs into start and end logits.
 graph::Value qa_head(graph::GraphBuilder& b, const graph::Value& x, std::int64_t hidden, std::int64_t labels);
 
+/// RobertaModel's layout (models/roberta/modeling_roberta.py): the base model under `prefix` in head classes,
+/// `defaults` with RoBERTa's pad_token_id 1, positions numbered from pad + 1, lm_head / classifier heads, and
+/// the pooler on the base class only. RoBERTa's copies start from it and set what they change.
+Layout roberta_layout(std::string_view prefix, ConfigDefaults defaults = {});
+
+/// RoBERTa's graph under "roberta" with BertConfig's defaults (30522 tokens): the renamed copies that change
+/// nothing else, the reference's `class CamembertModel(RobertaModel)` (CamemBERT, XLM-RoBERTa).
+graph::Value roberta_copy(const BuildInput& in, graph::GraphBuilder& b);
+
 inline graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout) {
   return heads(in, b, layout, trunk(in, b, layout));
 }

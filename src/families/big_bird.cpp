@@ -55,15 +55,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& big_bird_family() {
-  static const Family family{"big_bird",
-                             "models/big_bird/modeling_big_bird.py",
-                             {{"BigBirdModel", Head::Base},
-                              {"BigBirdForPreTraining", Head::PreTraining},
-                              {"BigBirdForMaskedLM", Head::MaskedLM},
-                              {"BigBirdForCausalLM", Head::CausalLM},
-                              {"BigBirdForSequenceClassification", Head::SequenceClassification},
-                              {"BigBirdForTokenClassification", Head::TokenClassification},
-                              {"BigBirdForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"big_bird", "models/big_bird/modeling_big_bird.py",
+                             classes("BigBird", {heads::ForPreTraining, heads::ForMaskedLM, heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

@@ -24,13 +24,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& bigbird_pegasus_family() {
-  static const Family family{"bigbird_pegasus",
-                             "models/bigbird_pegasus/modeling_bigbird_pegasus.py",
-                             {{"BigBirdPegasusModel", Head::Base},
-                              {"BigBirdPegasusForConditionalGeneration", Head::Seq2SeqLM},
-                              {"BigBirdPegasusForSequenceClassification", Head::SequenceClassification},
-                              {"BigBirdPegasusForQuestionAnswering", Head::QuestionAnswering},
-                              {"BigBirdPegasusForCausalLM", Head::CausalLM}},
+  static const Family family{"bigbird_pegasus", "models/bigbird_pegasus/modeling_bigbird_pegasus.py",
+                             classes("BigBirdPegasus", {heads::ForConditionalGeneration, heads::ForSequenceClassification, heads::ForQuestionAnswering, heads::ForCausalLM}),
                              build};
   return family;
 }

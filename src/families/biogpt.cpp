@@ -50,12 +50,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& biogpt_family() {
-  static const Family family{"biogpt",
-                             "models/biogpt/modeling_biogpt.py",
-                             {{"BioGptModel", Head::Base},
-                              {"BioGptForCausalLM", Head::CausalLM},
-                              {"BioGptForSequenceClassification", Head::SequenceClassification},
-                              {"BioGptForTokenClassification", Head::TokenClassification}},
+  static const Family family{"biogpt", "models/biogpt/modeling_biogpt.py",
+                             classes("BioGpt", {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

@@ -28,8 +28,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& bit_family() {
   static const Family family{"bit", "models/bit/modeling_bit.py",
-                             {{"BitModel", Head::Base}, {"BitForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Bit", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -22,11 +22,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& bitnet_family() {
-  static const Family family{"bitnet",
-                             "models/bitnet/modeling_bitnet.py",
-                             {{"BitNetModel", Head::Base},
-                              {"BitNetForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"bitnet", "models/bitnet/modeling_bitnet.py",
+                             classes("BitNet", {heads::ForCausalLM}), build};
   return family;
 }
 

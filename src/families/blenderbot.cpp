@@ -20,12 +20,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& blenderbot_family() {
-  static const Family family{"blenderbot",
-                             "models/blenderbot/modeling_blenderbot.py",
-                             {{"BlenderbotModel", Head::Base},
-                              {"BlenderbotForConditionalGeneration", Head::Seq2SeqLM},
-                              {"BlenderbotForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"blenderbot", "models/blenderbot/modeling_blenderbot.py",
+                             classes("Blenderbot", {heads::ForConditionalGeneration, heads::ForCausalLM}), build};
   return family;
 }
 

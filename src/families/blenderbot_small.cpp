@@ -17,12 +17,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& blenderbot_small_family() {
-  static const Family family{"blenderbot-small",
-                             "models/blenderbot_small/modeling_blenderbot_small.py",
-                             {{"BlenderbotSmallModel", Head::Base},
-                              {"BlenderbotSmallForConditionalGeneration", Head::Seq2SeqLM},
-                              {"BlenderbotSmallForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"blenderbot-small", "models/blenderbot_small/modeling_blenderbot_small.py",
+                             classes("BlenderbotSmall", {heads::ForConditionalGeneration, heads::ForCausalLM}), build};
   return family;
 }
 

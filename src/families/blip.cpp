@@ -96,7 +96,7 @@ void input_ids_first(GraphBuilder& b) {
 }
 
 Value build(const BuildInput& in, GraphBuilder& b) {
-  const Towers t{clip::sub_config(in.config, "text_config"), clip::sub_config(in.config, "vision_config")};
+  const Towers t{in.config.child("text_config"), in.config.child("vision_config")};
   const bert::Layout layout = text_layout();
   switch (in.head) {
     case Head::CausalLM: {
@@ -132,10 +132,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& blip_family() {
   static const Family family{"blip", "models/blip/modeling_blip.py",
-                             {{"BlipModel", Head::Base},
-                              {"BlipForConditionalGeneration", Head::CausalLM},
-                              {"BlipForQuestionAnswering", Head::Seq2SeqLM},
-                              {"BlipForImageTextRetrieval", Head::SequenceClassification}},
+                             classes("Blip", {heads::VisionLanguageGeneration, {"ForQuestionAnswering", Head::Seq2SeqLM}, {"ForImageTextRetrieval", Head::SequenceClassification}}),
                              build};
   return family;
 }

@@ -14,9 +14,9 @@ using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const Config vision_config = clip::sub_config(c, "vision_config");
-  const Config qformer_config = clip::sub_config(c, "qformer_config");
-  const Config text_config = clip::sub_config(c, "text_config");
+  const Config vision_config = c.child("vision_config");
+  const Config qformer_config = c.child("qformer_config");
+  const Config text_config = c.child("text_config");
   const std::int64_t queries = c.dim({"num_query_tokens"}, 32);
   const std::int64_t qformer_hidden = qformer_config.dim({"hidden_size"}, 768);
 
@@ -44,7 +44,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& blip_2_family() {
   static const Family family{"blip-2", "models/blip_2/modeling_blip_2.py",
-                             {{"Blip2Model", Head::Base}, {"Blip2ForConditionalGeneration", Head::CausalLM}}, build};
+                             classes("Blip2", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

@@ -26,8 +26,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& blip_2_qformer_family() {
-  static const Family family{"blip_2_qformer", "models/blip_2/modeling_blip_2.py",
-                             {{"Blip2QFormerModel", Head::Base}}, build};
+  static const Family family{"blip_2_qformer", "models/blip_2/modeling_blip_2.py", classes("Blip2QFormer"), build};
   return family;
 }
 

@@ -301,9 +301,9 @@ Value language_model(const BuildInput& in, GraphBuilder& b, const Config& text, 
 
 Value instructed(const BuildInput& in, GraphBuilder& b, std::int64_t frames) {
   const Config& c = in.config;
-  const Config vision_config = clip::sub_config(c, "vision_config");
-  const Config qformer_config = clip::sub_config(c, "qformer_config");
-  const Config text_config = clip::sub_config(c, "text_config");
+  const Config vision_config = c.child("vision_config");
+  const Config qformer_config = c.child("qformer_config");
+  const Config text_config = c.child("text_config");
   const std::int64_t queries = c.dim({"num_query_tokens"}, 32);
   const std::int64_t qformer_hidden = qformer_config.dim({"hidden_size"}, 768);
   const std::int64_t qformer_positions = qformer_config.dim({"max_position_embeddings"}, 512);

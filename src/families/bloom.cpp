@@ -43,14 +43,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& bloom_family() {
-  static const Family family{"bloom",
-                             "models/bloom/modeling_bloom.py",
-                             {{"BloomModel", Head::Base},
-                              {"BloomForCausalLM", Head::CausalLM},
-                              {"BloomForSequenceClassification", Head::SequenceClassification},
-                              {"BloomForTokenClassification", Head::TokenClassification},
-                              {"BloomForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"bloom", "models/bloom/modeling_bloom.py", classes("Bloom", heads::kDecoder), build};
   return family;
 }
 

@@ -63,10 +63,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& bros_family() {
-  static const Family family{"bros",
-                             "models/bros/modeling_bros.py",
-                             {{"BrosModel", Head::Base}, {"BrosForTokenClassification", Head::TokenClassification}},
-                             build};
+  static const Family family{"bros", "models/bros/modeling_bros.py",
+                             classes("Bros", {heads::ForTokenClassification}), build};
   return family;
 }
 

@@ -4,29 +4,10 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
-namespace {
-
-graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  static const bert::Layout layout{.prefix = "roberta",
-                                   .defaults = {.vocab = 30522, .pad = 1},
-                                   .heads = bert::HeadStyle::Roberta,
-                                   .pooler = bert::PoolerUse::BaseOnly,
-                                   .roberta_positions = true};
-  return bert::build(in, b, layout);
-}
-
-}  // namespace
 
 const Family& camembert_family() {
-  static const Family family{"camembert",
-                             "models/camembert/modeling_camembert.py",
-                             {{"CamembertModel", Head::Base},
-                              {"CamembertForMaskedLM", Head::MaskedLM},
-                              {"CamembertForCausalLM", Head::CausalLM},
-                              {"CamembertForSequenceClassification", Head::SequenceClassification},
-                              {"CamembertForTokenClassification", Head::TokenClassification},
-                              {"CamembertForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"camembert", "models/camembert/modeling_camembert.py",
+                             classes("Camembert", heads::kRoberta), bert::roberta_copy};
   return family;
 }
 

@@ -12,8 +12,8 @@ namespace {
 using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
-  const Config text_config = clip::sub_config(in.config, "text_config");
-  const Config vision_config = clip::sub_config(in.config, "vision_config");
+  const Config text_config = in.config.child("text_config");
+  const Config vision_config = in.config.child("vision_config");
   const std::int64_t projection = in.config.dim({"projection_dim"}, 512);
   // ChineseCLIPTextConfig's defaults are BERT-base's.
   static const bert::Layout layout{.prefix = "", .defaults = {}, .pooler = bert::PoolerUse::Never};
@@ -38,7 +38,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& chinese_clip_family() {
   static const Family family{"chinese_clip", "models/chinese_clip/modeling_chinese_clip.py",
-                             {{"ChineseCLIPModel", Head::Base}}, build};
+                             classes("ChineseCLIP"), build};
   return family;
 }
 

@@ -16,7 +16,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& chinese_clip_vision_model_family() {
   static const Family family{"chinese_clip_vision_model", "models/chinese_clip/modeling_chinese_clip.py",
-                             {{"ChineseCLIPVisionModel", Head::Base}}, build};
+                             classes("ChineseCLIPVision"), build};
   return family;
 }
 

@@ -9,8 +9,7 @@ namespace neurarch::families {
 
 const Family& clip_family() {
   static const Family family{"clip", "models/clip/modeling_clip.py",
-                             {{"CLIPModel", Head::Base}, {"CLIPForImageClassification", Head::ImageClassification}},
-                             clip::clip_model};
+                             classes("CLIP", {heads::ForImageClassification}), clip::clip_model};
   return family;
 }
 

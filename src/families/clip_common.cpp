@@ -12,16 +12,6 @@ namespace neurarch::families::clip {
 using namespace blocks;
 using graph::NodeType;
 
-Config sub_config(const Config& c, std::string_view key) {
-  const std::string origin = fmt::format("{}: {}", c.origin(), key);
-  const auto* v = c.raw({key});
-  if (!v) return Config(nlohmann::json::object(), origin);
-  if (!v->is_object())
-    throw Error(ErrorKind::InvalidInput, fmt::format("{}: key '{}'", c.origin(), key),
-                fmt::format("expected an object (a sub-config), found {}", v->type_name()));
-  return Config(*v, origin);
-}
-
 namespace {
 
 // One tower's encoder sizes, read with the reference's defaults for that tower.
@@ -261,8 +251,8 @@ Value clip_model(const BuildInput& in, GraphBuilder& b) { return clip_model(in, 
 
 Value clip_model(const BuildInput& in, GraphBuilder& b, const ClipDefaults& defaults) {
   const Config& c = in.config;
-  const Config text_config = sub_config(c, "text_config");
-  const Config vision_config = sub_config(c, "vision_config");
+  const Config text_config = c.child("text_config");
+  const Config vision_config = c.child("vision_config");
   if (in.head == Head::ImageClassification) {
     auto v = vision_tower(in, b, vision_config, Variant::Clip, Scope("vision_model"), 1, defaults);
     return classifier(b, Value{v.sequence.node, {v.hidden}}, "Classifier", Scope("classifier"), v.hidden,
@@ -287,8 +277,8 @@ Value clip_model(const BuildInput& in, GraphBuilder& b, const ClipDefaults& defa
 
 Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v) {
   const Config& c = in.config;
-  const Config text_config = sub_config(c, "text_config");
-  const Config vision_config = sub_config(c, "vision_config");
+  const Config text_config = c.child("text_config");
+  const Config vision_config = c.child("vision_config");
   if (in.head == Head::ImageClassification) {
     auto t = vision_tower(in, b, vision_config, v, Scope("vision_model"));
     return classifier(b, Value{t.sequence.node, {t.hidden}}, "Classifier", Scope("classifier"), t.hidden,

@@ -25,10 +25,6 @@ using blocks::Value;
 /// num_patches position table (a square grid) is resized bilinearly to each image's patch grid.
 enum class Variant { Clip, Siglip, Siglip2 };
 
-/// text_config / vision_config of a composite config: the object, or {} (the sub-config's own defaults)
-/// when the key is absent or null, as the reference's config classes do. Errors name the key.
-Config sub_config(const Config& c, std::string_view key);
-
 struct Tower {
   Value input;     ///< the Input node (input_ids or pixel_values)
   Value sequence;  ///< last_hidden_state

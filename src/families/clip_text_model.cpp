@@ -21,8 +21,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& clip_text_model_family() {
   static const Family family{"clip_text_model", "models/clip/modeling_clip.py",
-                             {{"CLIPTextModel", Head::Base}, {"CLIPTextModelWithProjection", Head::Base}},
-                             build};
+                             classes("CLIPText", {heads::ModelWithProjection}), build};
   return family;
 }
 

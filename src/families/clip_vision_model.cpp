@@ -19,8 +19,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& clip_vision_model_family() {
   static const Family family{"clip_vision_model", "models/clip/modeling_clip.py",
-                             {{"CLIPVisionModel", Head::Base}, {"CLIPVisionModelWithProjection", Head::Base}},
-                             build};
+                             classes("CLIPVision", {heads::ModelWithProjection}), build};
   return family;
 }
 

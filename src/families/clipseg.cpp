@@ -7,8 +7,7 @@
 namespace neurarch::families {
 
 const Family& clipseg_family() {
-  static const Family family{"clipseg", "models/clipseg/modeling_clipseg.py", {{"CLIPSegModel", Head::Base}},
-                             clip::clip_model};
+  static const Family family{"clipseg", "models/clipseg/modeling_clipseg.py", classes("CLIPSeg"), clip::clip_model};
   return family;
 }
 

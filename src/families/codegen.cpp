@@ -16,11 +16,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& codegen_family() {
-  static const Family family{"codegen",
-                             "models/codegen/modeling_codegen.py",
-                             {{"CodeGenModel", Head::Base},
-                              {"CodeGenForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"codegen", "models/codegen/modeling_codegen.py",
+                             classes("CodeGen", {heads::ForCausalLM}), build};
   return family;
 }
 

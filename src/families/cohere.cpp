@@ -27,11 +27,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& cohere_family() {
-  static const Family family{"cohere",
-                             "models/cohere/modeling_cohere.py",
-                             {{"CohereModel", Head::Base},
-                              {"CohereForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"cohere", "models/cohere/modeling_cohere.py",
+                             classes("Cohere", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -29,11 +29,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& cohere2_family() {
-  static const Family family{"cohere2",
-                             "models/cohere2/modeling_cohere2.py",
-                             {{"Cohere2Model", Head::Base},
-                              {"Cohere2ForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"cohere2", "models/cohere2/modeling_cohere2.py",
+                             classes("Cohere2", {heads::ForCausalLM}), build};
   return family;
 }
 

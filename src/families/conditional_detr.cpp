@@ -17,9 +17,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 
 const Family& conditional_detr_family() {
   static const Family family{"conditional_detr", "models/conditional_detr/modeling_conditional_detr.py",
-                             {{"ConditionalDetrModel", Head::Base},
-                              {"ConditionalDetrForObjectDetection", Head::PreTraining}},
-                             build};
+                             classes("ConditionalDetr", {heads::ForObjectDetection}), build};
   return family;
 }
 

@@ -9,7 +9,10 @@ namespace neurarch::families {
 
 std::vector<std::int64_t> size_list(const Config& c, std::string_view key, const std::vector<std::int64_t>& fallback) {
   const auto* v = c.raw({key});
-  if (!v) return fallback;
+  if (!v) {
+    c.record_default(key, fallback);
+    return fallback;
+  }
   const std::string where = fmt::format("{}: key '{}'", c.origin(), key);
   if (!v->is_array() || v->empty())
     throw Error(ErrorKind::InvalidInput, where, fmt::format("expected a non-empty list of sizes, found {}", v->dump()));

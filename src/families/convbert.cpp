@@ -171,14 +171,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& convbert_family() {
-  static const Family family{"convbert",
-                             "models/convbert/modeling_convbert.py",
-                             {{"ConvBertModel", Head::Base},
-                              {"ConvBertForMaskedLM", Head::MaskedLM},
-                              {"ConvBertForSequenceClassification", Head::SequenceClassification},
-                              {"ConvBertForTokenClassification", Head::TokenClassification},
-                              {"ConvBertForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"convbert", "models/convbert/modeling_convbert.py",
+                             classes("ConvBert", heads::kEncoder), build};
   return family;
 }
 

@@ -18,9 +18,7 @@ Value build(const BuildInput& in, GraphBuilder& b) { return convnext::model(in, 
 
 const Family& convnext_family() {
   static const Family family{"convnext", "models/convnext/modeling_convnext.py",
-                             {{"ConvNextModel", Head::Base},
-                              {"ConvNextForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("ConvNext", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -18,9 +18,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& convnextv2_family() {
   static const Family family{"convnextv2", "models/convnextv2/modeling_convnextv2.py",
-                             {{"ConvNextV2Model", Head::Base},
-                              {"ConvNextV2ForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("ConvNextV2", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -71,12 +71,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& ctrl_family() {
-  static const Family family{"ctrl",
-                             "models/ctrl/modeling_ctrl.py",
-                             {{"CTRLModel", Head::Base},
-                              {"CTRLLMHeadModel", Head::CausalLM},
-                              {"CTRLForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"ctrl", "models/ctrl/modeling_ctrl.py",
+                             classes("CTRL", {heads::LMHeadModel, heads::ForSequenceClassification}), build};
   return family;
 }
 

@@ -145,8 +145,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& cvt_family() {
   static const Family family{"cvt", "models/cvt/modeling_cvt.py",
-                             {{"CvtModel", Head::Base}, {"CvtForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Cvt", {heads::ForImageClassification}), build};
   return family;
 }
 

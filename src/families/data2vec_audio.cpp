@@ -15,12 +15,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& data2vec_audio_family() {
-  static const Family family{"data2vec-audio",
-                             "models/data2vec/modeling_data2vec_audio.py",
-                             {{"Data2VecAudioModel", Head::Base},
-                              {"Data2VecAudioForCTC", Head::CausalLM},
-                              {"Data2VecAudioForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"data2vec-audio", "models/data2vec/modeling_data2vec_audio.py",
+                             classes("Data2VecAudio", heads::kSpeech), build};
   return family;
 }
 

@@ -7,26 +7,15 @@ namespace neurarch::families {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  static const bert::Layout layout{.prefix = "data2vec_text",
-                                   .defaults = {.vocab = 30522, .pad = 1},
-                                   .heads = bert::HeadStyle::Roberta,
-                                   .pooler = bert::PoolerUse::BaseOnly,
-                                   .roberta_positions = true};
+  static const bert::Layout layout = bert::roberta_layout("data2vec_text");
   return bert::build(in, b, layout);
 }
 
 }  // namespace
 
 const Family& data2vec_text_family() {
-  static const Family family{"data2vec-text",
-                             "models/data2vec/modeling_data2vec_text.py",
-                             {{"Data2VecTextModel", Head::Base},
-                              {"Data2VecTextForMaskedLM", Head::MaskedLM},
-                              {"Data2VecTextForCausalLM", Head::CausalLM},
-                              {"Data2VecTextForSequenceClassification", Head::SequenceClassification},
-                              {"Data2VecTextForTokenClassification", Head::TokenClassification},
-                              {"Data2VecTextForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"data2vec-text", "models/data2vec/modeling_data2vec_text.py",
+                             classes("Data2VecText", heads::kRoberta), build};
   return family;
 }
 

@@ -15,9 +15,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 
 const Family& data2vec_vision_family() {
   static const Family family{"data2vec-vision", "models/data2vec/modeling_data2vec_vision.py",
-                             {{"Data2VecVisionModel", Head::Base},
-                              {"Data2VecVisionForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Data2VecVision", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -10,18 +10,11 @@
 namespace neurarch::families {
 namespace {
 
-// attn_config / ffn_config may be absent or a dict; their keys are read with their class defaults.
-Config nested(const Config& c, std::string_view key) {
-  const auto& j = c.json();
-  auto it = j.find(key);
-  nlohmann::json object = it != j.end() && it->is_object() ? *it : nlohmann::json::object();
-  return Config(std::move(object), c.origin() + ":" + std::string(key));
-}
-
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
-  const Config attn = nested(c, "attn_config");
-  const Config ffn = nested(c, "ffn_config");
+  // attn_config / ffn_config may be absent or a dict; their keys are read with their class defaults.
+  const Config attn = c.child("attn_config");
+  const Config ffn = c.child("ffn_config");
   decoder::DecoderSpec s;
   s.vocab = c.dim({"vocab_size"}, 32000);
   s.hidden = c.dim({"d_model"}, 2048);
@@ -63,10 +56,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& dbrx_family() {
-  static const Family family{"dbrx",
-                             "models/dbrx/modeling_dbrx.py",
-                             {{"DbrxModel", Head::Base}, {"DbrxForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"dbrx", "models/dbrx/modeling_dbrx.py", classes("Dbrx", {heads::ForCausalLM}), build};
   return family;
 }
 

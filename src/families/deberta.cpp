@@ -16,14 +16,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& deberta_family() {
-  static const Family family{"deberta",
-                             "models/deberta/modeling_deberta.py",
-                             {{"DebertaModel", Head::Base},
-                              {"DebertaForMaskedLM", Head::MaskedLM},
-                              {"DebertaForSequenceClassification", Head::SequenceClassification},
-                              {"DebertaForTokenClassification", Head::TokenClassification},
-                              {"DebertaForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"deberta", "models/deberta/modeling_deberta.py",
+                             classes("Deberta", heads::kEncoder), build};
   return family;
 }
 

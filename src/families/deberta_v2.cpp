@@ -17,14 +17,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& deberta_v2_family() {
-  static const Family family{"deberta-v2",
-                             "models/deberta_v2/modeling_deberta_v2.py",
-                             {{"DebertaV2Model", Head::Base},
-                              {"DebertaV2ForMaskedLM", Head::MaskedLM},
-                              {"DebertaV2ForSequenceClassification", Head::SequenceClassification},
-                              {"DebertaV2ForTokenClassification", Head::TokenClassification},
-                              {"DebertaV2ForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"deberta-v2", "models/deberta_v2/modeling_deberta_v2.py",
+                             classes("DebertaV2", heads::kEncoder), build};
   return family;
 }
 

@@ -19,12 +19,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& deepseek_v2_family() {
-  static const Family family{"deepseek_v2",
-                             "models/deepseek_v2/modeling_deepseek_v2.py",
-                             {{"DeepseekV2Model", Head::Base},
-                              {"DeepseekV2ForCausalLM", Head::CausalLM},
-                              {"DeepseekV2ForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"deepseek_v2", "models/deepseek_v2/modeling_deepseek_v2.py",
+                             classes("DeepseekV2", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
   return family;
 }
 

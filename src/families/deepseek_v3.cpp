@@ -24,12 +24,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& deepseek_v3_family() {
-  static const Family family{"deepseek_v3",
-                             "models/deepseek_v3/modeling_deepseek_v3.py",
-                             {{"DeepseekV3Model", Head::Base},
-                              {"DeepseekV3ForCausalLM", Head::CausalLM},
-                              {"DeepseekV3ForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"deepseek_v3", "models/deepseek_v3/modeling_deepseek_v3.py",
+                             classes("DeepseekV3", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
   return family;
 }
 

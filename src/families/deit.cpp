@@ -15,15 +15,9 @@ using graph::NodeType;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const std::int64_t hidden = c.dim({"hidden_size"}, 768);
+  vit::EncoderSpec enc = vit::read_encoder(c);
+  const std::int64_t hidden = enc.hidden;
   const vit::Geometry g = vit::read_geometry(in, {224, 224, false}, 16);
-  vit::EncoderSpec enc;
-  enc.hidden = hidden;
-  enc.count = c.dim({"num_hidden_layers"}, 12);
-  enc.heads = c.dim({"num_attention_heads"}, 12);
-  enc.intermediate = c.dim({"intermediate_size"}, 3072);
-  enc.activation = c.text({"hidden_act"}, "gelu");
-  enc.qkv_bias = c.flag({"qkv_bias"}, true);
   const bool mim = in.class_name == "DeiTForMaskedImageModeling";
   const bool teacher = in.class_name == "DeiTForImageClassificationWithTeacher";
 
@@ -65,10 +59,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& deit_family() {
   static const Family family{"deit", "models/deit/modeling_deit.py",
-                             {{"DeiTModel", Head::Base},
-                              {"DeiTForImageClassification", Head::ImageClassification},
-                              {"DeiTForImageClassificationWithTeacher", Head::ImageClassification},
-                              {"DeiTForMaskedImageModeling", Head::PreTraining}},
+                             classes("DeiT", {heads::ForImageClassification, {"ForImageClassificationWithTeacher", Head::ImageClassification}, {"ForMaskedImageModeling", Head::PreTraining}}),
                              build};
   return family;
 }

@@ -15,7 +15,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 
 const Family& detr_family() {
   static const Family family{"detr", "models/detr/modeling_detr.py",
-                             {{"DetrModel", Head::Base}, {"DetrForObjectDetection", Head::PreTraining}}, build};
+                             classes("Detr", {heads::ForObjectDetection}), build};
   return family;
 }
 

@@ -14,16 +14,6 @@ namespace {
 using namespace blocks;
 using graph::NodeType;
 
-Config sub_config(const Config& c, std::string_view key) {
-  const std::string origin = fmt::format("{}: {}", c.origin(), key);
-  const auto* v = c.raw({key});
-  if (!v || v->is_null()) return Config(nlohmann::json::object(), origin);
-  if (!v->is_object())
-    throw Error(ErrorKind::InvalidInput, fmt::format("{}: key '{}'", c.origin(), key),
-                fmt::format("expected an object, found {}", v->type_name()));
-  return Config(*v, origin);
-}
-
 /// The feature maps the backbone hands on, in the order the reference lists them, and how it was built.
 struct Backbone {
   std::vector<Value> maps;
@@ -50,7 +40,7 @@ void freeze_like_reference(GraphBuilder& b, const Scope& root, std::initializer_
 Backbone timm_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Scope& model) {
   const std::string name = c.text({"backbone"}, "resnet50");
   resnet::TimmConfig t = resnet::timm_layout(c, "backbone", name);
-  const Config kwargs = sub_config(c, "backbone_kwargs");
+  const Config kwargs = c.child("backbone_kwargs");
   t.channels = kwargs.has("in_chans") ? kwargs.dim({"in_chans"}) : c.dim({"num_channels"}, 3);
   const bool dilation = c.flag({"dilation"}, false);
   t.output_stride = kwargs.has("output_stride") ? kwargs.dim({"output_stride"}) : dilation ? 16 : 32;
@@ -89,7 +79,7 @@ Backbone timm_backbone(const Config& c, GraphBuilder& b, std::int64_t image, con
 // load_backbone(config): HF's ResNetBackbone from backbone_config (DetrConfig's default: ResNetConfig with
 // out_features ["stage4"]). Only ResNet configs are modelled.
 Backbone hf_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Scope& model) {
-  const Config bc = sub_config(c, "backbone_config");
+  const Config bc = c.child("backbone_config");
   if (!c.has("backbone_config") || c.raw({"backbone_config"})->is_null()) {
     const std::string named = c.raw({"backbone"}) && c.raw({"backbone"})->is_string() ? c.text({"backbone"}) : "";
     if (!named.empty() && named != "resnet50")

@@ -21,12 +21,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& diffllama_family() {
-  static const Family family{"diffllama",
-                             "models/diffllama/modeling_diffllama.py",
-                             {{"DiffLlamaModel", Head::Base},
-                              {"DiffLlamaForCausalLM", Head::CausalLM},
-                              {"DiffLlamaForSequenceClassification", Head::SequenceClassification},
-                              {"DiffLlamaForTokenClassification", Head::TokenClassification}},
+  static const Family family{"diffllama", "models/diffllama/modeling_diffllama.py",
+                             classes("DiffLlama", {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

@@ -73,8 +73,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& dinov2_family() {
   static const Family family{"dinov2", "models/dinov2/modeling_dinov2.py",
-                             {{"Dinov2Model", Head::Base}, {"Dinov2ForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Dinov2", {heads::ForImageClassification}), build};
   return family;
 }
 

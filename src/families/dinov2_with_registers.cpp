@@ -13,18 +13,10 @@ using graph::NodeType;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const std::int64_t hidden = c.dim({"hidden_size"}, 768);
+  vit::EncoderSpec enc = vit::read_dinov2_encoder(c);
+  const std::int64_t hidden = enc.hidden;
   const vit::Geometry g = vit::read_geometry(in, {224, 224, false}, 16);
   const std::int64_t registers = c.integer({"num_register_tokens"}, 4);
-  vit::EncoderSpec enc;
-  enc.hidden = hidden;
-  enc.count = c.dim({"num_hidden_layers"}, 12);
-  enc.heads = c.dim({"num_attention_heads"}, 12);
-  enc.activation = c.text({"hidden_act"}, "gelu");
-  enc.qkv_bias = c.flag({"qkv_bias"}, true);
-  enc.swiglu = c.flag({"use_swiglu_ffn"}, false);
-  enc.intermediate = static_cast<std::int64_t>(static_cast<double>(hidden) * c.number({"mlp_ratio"}, 4.0));
-  if (enc.swiglu) enc.intermediate = (enc.intermediate * 2 / 3 + 7) / 8 * 8;
 
   Scope root = in.head == Head::Base ? Scope() : Scope("dinov2_with_registers");
   Scope emb = root / "embeddings";
@@ -48,11 +40,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& dinov2_with_registers_family() {
-  static const Family family{"dinov2_with_registers",
-                             "models/dinov2_with_registers/modeling_dinov2_with_registers.py",
-                             {{"Dinov2WithRegistersModel", Head::Base},
-                              {"Dinov2WithRegistersForImageClassification", Head::ImageClassification}},
-                             build};
+  static const Family family{"dinov2_with_registers", "models/dinov2_with_registers/modeling_dinov2_with_registers.py",
+                             classes("Dinov2WithRegisters", {heads::ForImageClassification}), build};
   return family;
 }
 

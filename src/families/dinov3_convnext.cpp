@@ -58,7 +58,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& dinov3_convnext_family() {
   static const Family family{"dinov3_convnext", "models/dinov3_convnext/modeling_dinov3_convnext.py",
-                             {{"DINOv3ConvNextModel", Head::Base}}, build};
+                             classes("DINOv3ConvNext"), build};
   return family;
 }
 

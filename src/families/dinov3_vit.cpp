@@ -63,8 +63,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& dinov3_vit_family() {
-  static const Family family{"dinov3_vit", "models/dinov3_vit/modeling_dinov3_vit.py",
-                             {{"DINOv3ViTModel", Head::Base}}, build};
+  static const Family family{"dinov3_vit", "models/dinov3_vit/modeling_dinov3_vit.py", classes("DINOv3ViT"), build};
   return family;
 }
 

@@ -82,14 +82,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& distilbert_family() {
-  static const Family family{"distilbert",
-                             "models/distilbert/modeling_distilbert.py",
-                             {{"DistilBertModel", Head::Base},
-                              {"DistilBertForMaskedLM", Head::MaskedLM},
-                              {"DistilBertForSequenceClassification", Head::SequenceClassification},
-                              {"DistilBertForTokenClassification", Head::TokenClassification},
-                              {"DistilBertForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"distilbert", "models/distilbert/modeling_distilbert.py",
+                             classes("DistilBert", heads::kEncoder), build};
   return family;
 }
 

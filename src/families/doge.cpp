@@ -98,12 +98,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& doge_family() {
-  static const Family family{"doge",
-                             "models/doge/modeling_doge.py",
-                             {{"DogeModel", Head::Base},
-                              {"DogeForCausalLM", Head::CausalLM},
-                              {"DogeForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"doge", "models/doge/modeling_doge.py",
+                             classes("Doge", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
   return family;
 }
 

@@ -34,17 +34,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     if (const auto* v = c.raw({key}); v && !v->is_null())
       throw Error(ErrorKind::Unsupported, fmt::format("{}: key '{}'", c.origin(), key),
                   "DPT over an external backbone (load_backbone) is not built yet");
-  const std::int64_t hidden = c.dim({"hidden_size"}, 768);
+  vit::EncoderSpec enc = vit::read_encoder(c);
+  const std::int64_t hidden = enc.hidden;
   const vit::Geometry g = vit::read_geometry(in, {384, 384, false}, 16);
-  vit::EncoderSpec enc;
   const Scope root = in.head == Head::Base ? Scope() : Scope("dpt");
   enc.layers = root / "encoder" / "layer";
-  enc.hidden = hidden;
-  enc.count = c.dim({"num_hidden_layers"}, 12);
-  enc.heads = c.dim({"num_attention_heads"}, 12);
-  enc.intermediate = c.dim({"intermediate_size"}, 3072);
-  enc.activation = c.text({"hidden_act"}, "gelu");
-  enc.qkv_bias = c.flag({"qkv_bias"}, true);
 
   const Scope emb = root / "embeddings";
   Value x = vit::pixel_stem(b, g, emb / "patch_embeddings" / "projection", hidden, 1);

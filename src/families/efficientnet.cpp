@@ -42,9 +42,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& efficientnet_family() {
   static const Family family{"efficientnet", "models/efficientnet/modeling_efficientnet.py",
-                             {{"EfficientNetModel", Head::Base},
-                              {"EfficientNetForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("EfficientNet", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -53,15 +53,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& electra_family() {
-  static const Family family{"electra",
-                             "models/electra/modeling_electra.py",
-                             {{"ElectraModel", Head::Base},
-                              {"ElectraForPreTraining", Head::PreTraining},
-                              {"ElectraForMaskedLM", Head::MaskedLM},
-                              {"ElectraForCausalLM", Head::CausalLM},
-                              {"ElectraForSequenceClassification", Head::SequenceClassification},
-                              {"ElectraForTokenClassification", Head::TokenClassification},
-                              {"ElectraForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"electra", "models/electra/modeling_electra.py",
+                             classes("Electra",
+                                     {heads::ForPreTraining, heads::ForMaskedLM, heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

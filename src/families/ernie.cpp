@@ -21,15 +21,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& ernie_family() {
-  static const Family family{"ernie",
-                             "models/ernie/modeling_ernie.py",
-                             {{"ErnieModel", Head::Base},
-                              {"ErnieForPreTraining", Head::PreTraining},
-                              {"ErnieForMaskedLM", Head::MaskedLM},
-                              {"ErnieForCausalLM", Head::CausalLM},
-                              {"ErnieForSequenceClassification", Head::SequenceClassification},
-                              {"ErnieForTokenClassification", Head::TokenClassification},
-                              {"ErnieForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"ernie", "models/ernie/modeling_ernie.py",
+                             classes("Ernie",
+                                     {heads::ForPreTraining, heads::ForMaskedLM, heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

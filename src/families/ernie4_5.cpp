@@ -22,11 +22,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& ernie4_5_family() {
-  static const Family family{"ernie4_5",
-                             "models/ernie4_5/modeling_ernie4_5.py",
-                             {{"Ernie4_5Model", Head::Base},
-                              {"Ernie4_5ForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"ernie4_5", "models/ernie4_5/modeling_ernie4_5.py",
+                             classes("Ernie4_5", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -67,10 +67,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& ernie4_5_moe_family() {
-  static const Family family{"ernie4_5_moe",
-                             "models/ernie4_5_moe/modeling_ernie4_5_moe.py",
-                             {{"Ernie4_5_MoeModel", Head::Base}, {"Ernie4_5_MoeForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"ernie4_5_moe", "models/ernie4_5_moe/modeling_ernie4_5_moe.py",
+                             classes("Ernie4_5_Moe", {heads::ForCausalLM}), build};
   return family;
 }
 

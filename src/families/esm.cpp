@@ -61,12 +61,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& esm_family() {
-  static const Family family{"esm",
-                             "models/esm/modeling_esm.py",
-                             {{"EsmModel", Head::Base},
-                              {"EsmForMaskedLM", Head::MaskedLM},
-                              {"EsmForSequenceClassification", Head::SequenceClassification},
-                              {"EsmForTokenClassification", Head::TokenClassification}},
+  static const Family family{"esm", "models/esm/modeling_esm.py",
+                             classes("Esm",
+                                     {heads::ForMaskedLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

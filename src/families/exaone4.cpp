@@ -28,12 +28,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& exaone4_family() {
-  static const Family family{"exaone4",
-                             "models/exaone4/modeling_exaone4.py",
-                             {{"Exaone4Model", Head::Base},
-                              {"Exaone4ForCausalLM", Head::CausalLM},
-                              {"Exaone4ForSequenceClassification", Head::SequenceClassification},
-                              {"Exaone4ForTokenClassification", Head::TokenClassification}},
+  static const Family family{"exaone4", "models/exaone4/modeling_exaone4.py",
+                             classes("Exaone4",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

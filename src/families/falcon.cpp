@@ -74,14 +74,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& falcon_family() {
-  static const Family family{"falcon",
-                             "models/falcon/modeling_falcon.py",
-                             {{"FalconModel", Head::Base},
-                              {"FalconForCausalLM", Head::CausalLM},
-                              {"FalconForSequenceClassification", Head::SequenceClassification},
-                              {"FalconForTokenClassification", Head::TokenClassification},
-                              {"FalconForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"falcon", "models/falcon/modeling_falcon.py", classes("Falcon", heads::kDecoder), build};
   return family;
 }
 

@@ -57,10 +57,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& falcon_h1_family() {
-  static const Family family{"falcon_h1",
-                             "models/falcon_h1/modeling_falcon_h1.py",
-                             {{"FalconH1Model", Head::Base}, {"FalconH1ForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"falcon_h1", "models/falcon_h1/modeling_falcon_h1.py",
+                             classes("FalconH1", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -12,10 +12,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return mamba:
 }  // namespace
 
 const Family& falcon_mamba_family() {
-  static const Family family{"falcon_mamba",
-                             "models/falcon_mamba/modeling_falcon_mamba.py",
-                             {{"FalconMambaModel", Head::Base}, {"FalconMambaForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"falcon_mamba", "models/falcon_mamba/modeling_falcon_mamba.py",
+                             classes("FalconMamba", {heads::ForCausalLM}), build};
   return family;
 }
 

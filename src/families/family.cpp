@@ -4,6 +4,16 @@
 
 namespace neurarch::families {
 
+std::vector<ClassDef> classes(std::string_view prefix, std::span<const HeadClass> heads) {
+  std::vector<ClassDef> out{{std::string(prefix) + "Model", Head::Base}};
+  for (const auto& h : heads) out.push_back({std::string(prefix) + std::string(h.suffix), h.head});
+  return out;
+}
+
+std::vector<ClassDef> classes(std::string_view prefix, std::initializer_list<HeadClass> heads) {
+  return classes(prefix, std::span<const HeadClass>(heads.begin(), heads.size()));
+}
+
 std::int64_t BuildInput::sequence_length(std::int64_t max_positions) const {
   if (requested_seq) return *requested_seq;
   return std::min(max_positions, kDefaultSequenceCap);

@@ -1,8 +1,10 @@
 #pragma once
 // What a family is: the classes it can build and one function that composes blocks under the
-// family's Hugging Face names. Families are listed in families/registry.cpp, nowhere else.
+// family's Hugging Face names. Families are listed in families/families.def, nowhere else.
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,9 +50,57 @@ struct BuildInput {
 };
 
 struct ClassDef {
-  std::string_view name;
+  std::string name;
   Head head;
 };
+
+/// A head class's name after the model's prefix, and the head it puts on the base model
+/// ("ForCausalLM" -> Head::CausalLM), as transformers' Generic<Head> classes name them.
+struct HeadClass {
+  std::string_view suffix;
+  Head head;
+};
+
+/// The usual suffixes. A class whose head differs from these is written inline ({"ForCTC", Head::CausalLM}).
+namespace heads {
+inline constexpr HeadClass ForCausalLM{"ForCausalLM", Head::CausalLM};
+inline constexpr HeadClass LMHeadModel{"LMHeadModel", Head::CausalLM};
+inline constexpr HeadClass ForMaskedLM{"ForMaskedLM", Head::MaskedLM};
+inline constexpr HeadClass ForPreTraining{"ForPreTraining", Head::PreTraining};
+inline constexpr HeadClass ForSequenceClassification{"ForSequenceClassification", Head::SequenceClassification};
+inline constexpr HeadClass ForTokenClassification{"ForTokenClassification", Head::TokenClassification};
+inline constexpr HeadClass ForQuestionAnswering{"ForQuestionAnswering", Head::QuestionAnswering};
+inline constexpr HeadClass ForImageClassification{"ForImageClassification", Head::ImageClassification};
+inline constexpr HeadClass ForVideoClassification{"ForVideoClassification", Head::ImageClassification};
+/// Encoder-decoders' LM head (T5ForConditionalGeneration, BartForConditionalGeneration).
+inline constexpr HeadClass ForConditionalGeneration{"ForConditionalGeneration", Head::Seq2SeqLM};
+/// Vision-language models' ForConditionalGeneration: a causal LM over the text (LlavaForConditionalGeneration).
+inline constexpr HeadClass VisionLanguageGeneration{"ForConditionalGeneration", Head::CausalLM};
+/// Speech encoders' CTC head: per-frame token logits, planned as an LM head.
+inline constexpr HeadClass ForCTC{"ForCTC", Head::CausalLM};
+/// Detection heads (class logits and boxes per query), built as the family's pre-training head.
+inline constexpr HeadClass ForObjectDetection{"ForObjectDetection", Head::PreTraining};
+/// The encoder of an encoder-decoder on its own (T5EncoderModel).
+inline constexpr HeadClass EncoderModel{"EncoderModel", Head::Base};
+/// A tower with its projection (CLIPVisionModelWithProjection).
+inline constexpr HeadClass ModelWithProjection{"ModelWithProjection", Head::Base};
+
+/// Encoders with BERT's four task heads.
+inline constexpr HeadClass kEncoder[] = {ForMaskedLM, ForSequenceClassification, ForTokenClassification,
+                                         ForQuestionAnswering};
+/// RoBERTa and its copies: BERT's heads plus a causal LM head.
+inline constexpr HeadClass kRoberta[] = {ForMaskedLM, ForCausalLM, ForSequenceClassification, ForTokenClassification,
+                                         ForQuestionAnswering};
+/// Decoders with LlamaForCausalLM's siblings (GenericForSequenceClassification and friends).
+inline constexpr HeadClass kDecoder[] = {ForCausalLM, ForSequenceClassification, ForTokenClassification,
+                                         ForQuestionAnswering};
+/// wav2vec2's descendants: CTC and utterance classification.
+inline constexpr HeadClass kSpeech[] = {ForCTC, ForSequenceClassification};
+}  // namespace heads
+
+/// `<prefix>Model` (the base class) followed by `<prefix><suffix>` for each head, in order.
+std::vector<ClassDef> classes(std::string_view prefix, std::span<const HeadClass> heads = {});
+std::vector<ClassDef> classes(std::string_view prefix, std::initializer_list<HeadClass> heads);
 
 struct Family {
   std::string_view id;         ///< e.g. "bert"

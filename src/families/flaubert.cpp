@@ -13,13 +13,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& flaubert_family() {
-  static const Family family{"flaubert",
-                             "models/flaubert/modeling_flaubert.py",
-                             {{"FlaubertModel", Head::Base},
-                              {"FlaubertWithLMHeadModel", Head::MaskedLM},
-                              {"FlaubertForSequenceClassification", Head::SequenceClassification},
-                              {"FlaubertForTokenClassification", Head::TokenClassification},
-                              {"FlaubertForQuestionAnsweringSimple", Head::QuestionAnswering}},
+  static const Family family{"flaubert", "models/flaubert/modeling_flaubert.py",
+                             classes("Flaubert", {{"WithLMHeadModel", Head::MaskedLM}, heads::ForSequenceClassification, heads::ForTokenClassification, {"ForQuestionAnsweringSimple", Head::QuestionAnswering}}),
                              build};
   return family;
 }

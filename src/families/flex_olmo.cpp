@@ -32,10 +32,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& flex_olmo_family() {
-  static const Family family{"flex_olmo",
-                             "models/flex_olmo/modeling_flex_olmo.py",
-                             {{"FlexOlmoModel", Head::Base}, {"FlexOlmoForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"flex_olmo", "models/flex_olmo/modeling_flex_olmo.py",
+                             classes("FlexOlmo", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -123,9 +123,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& focalnet_family() {
   static const Family family{"focalnet", "models/focalnet/modeling_focalnet.py",
-                             {{"FocalNetModel", Head::Base},
-                              {"FocalNetForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("FocalNet", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -24,10 +24,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& fsmt_family() {
-  static const Family family{"fsmt",
-                             "models/fsmt/modeling_fsmt.py",
-                             {{"FSMTModel", Head::Base}, {"FSMTForConditionalGeneration", Head::Seq2SeqLM}},
-                             build};
+  static const Family family{"fsmt", "models/fsmt/modeling_fsmt.py",
+                             classes("FSMT", {heads::ForConditionalGeneration}), build};
   return family;
 }
 

@@ -188,15 +188,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& funnel_family() {
-  static const Family family{"funnel",
-                             "models/funnel/modeling_funnel.py",
-                             {{"FunnelModel", Head::Base},
-                              {"FunnelBaseModel", Head::Base},
-                              {"FunnelForPreTraining", Head::PreTraining},
-                              {"FunnelForMaskedLM", Head::MaskedLM},
-                              {"FunnelForSequenceClassification", Head::SequenceClassification},
-                              {"FunnelForTokenClassification", Head::TokenClassification},
-                              {"FunnelForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"funnel", "models/funnel/modeling_funnel.py",
+                             classes("Funnel", {{"BaseModel", Head::Base}, heads::ForPreTraining, heads::ForMaskedLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

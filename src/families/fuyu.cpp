@@ -16,14 +16,14 @@ using namespace blocks;
 
 // FuyuConfig.__init__ hands these top-level keys to the text model when text_config is absent.
 Config text_config_of(const Config& c) {
-  if (c.has("text_config")) return clip::sub_config(c, "text_config");
+  if (c.has("text_config")) return c.child("text_config");
   nlohmann::json text = {{"model_type", "persimmon"}};
   for (const char* key : {"vocab_size", "max_position_embeddings", "hidden_size", "intermediate_size",
                           "num_hidden_layers", "num_attention_heads", "hidden_act", "layer_norm_eps", "rope_theta",
                           "rope_scaling", "qk_layernorm", "hidden_dropout", "attention_dropout",
                           "partial_rotary_factor", "pad_token_id", "tie_word_embeddings"})
     if (const auto* v = c.raw({key})) text[key] = *v;
-  return Config(std::move(text), c.origin() + ": text_config");
+  return c.child("text_config", std::move(text));
 }
 
 Value build(const BuildInput& in, GraphBuilder& b) {

@@ -23,12 +23,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& gemma_family() {
-  static const Family family{"gemma",
-                             "models/gemma/modeling_gemma.py",
-                             {{"GemmaModel", Head::Base},
-                              {"GemmaForCausalLM", Head::CausalLM},
-                              {"GemmaForSequenceClassification", Head::SequenceClassification},
-                              {"GemmaForTokenClassification", Head::TokenClassification}},
+  static const Family family{"gemma", "models/gemma/modeling_gemma.py",
+                             classes("Gemma",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

@@ -64,8 +64,8 @@ Value projector(GraphBuilder& b, const Config& c, const Config& vision_config, c
 Value conditional_generation(const BuildInput& in, GraphBuilder& b, const Scope& model, const Scope& head_root,
                              std::string_view text_type) {
   const Config& c = in.config;
-  const Config vision_config = clip::sub_config(c, "vision_config");
-  const Config text_config = clip::sub_config(c, "text_config");
+  const Config vision_config = c.child("vision_config");
+  const Config text_config = c.child("text_config");
   const std::string vision_type = vision_config.text({"model_type"}, "siglip_vision_model");
   if (vision_type != "siglip_vision_model")
     throw Error(ErrorKind::Unsupported, c.origin() + ": vision_config: key 'model_type'",
@@ -130,9 +130,7 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 
 const Family& gemma3_family() {
   static const Family family{"gemma3", "models/gemma3/modeling_gemma3.py",
-                             {{"Gemma3Model", Head::Base},
-                              {"Gemma3ForConditionalGeneration", Head::CausalLM},
-                              {"Gemma3ForSequenceClassification", Head::SequenceClassification}},
+                             classes("Gemma3", {heads::VisionLanguageGeneration, heads::ForSequenceClassification}),
                              build};
   return family;
 }

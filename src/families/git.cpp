@@ -20,7 +20,7 @@ using namespace blocks;
 // embeddings, then visual_projection.
 Value image_tokens(const BuildInput& in, GraphBuilder& b, const Scope& root, std::int64_t hidden) {
   const Config& c = in.config;
-  const Config vision_config = clip::sub_config(c, "vision_config");
+  const Config vision_config = c.child("vision_config");
   const auto* frames_key = c.raw({"num_image_with_embedding"});
   const std::int64_t frames = frames_key && !frames_key->is_null() ? c.dim({"num_image_with_embedding"}, 1) : 0;
 
@@ -73,8 +73,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& git_family() {
-  static const Family family{"git", "models/git/modeling_git.py",
-                             {{"GitModel", Head::Base}, {"GitForCausalLM", Head::CausalLM}}, build};
+  static const Family family{"git", "models/git/modeling_git.py", classes("Git", {heads::ForCausalLM}), build};
   return family;
 }
 

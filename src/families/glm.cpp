@@ -19,12 +19,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& glm_family() {
-  static const Family family{"glm",
-                             "models/glm/modeling_glm.py",
-                             {{"GlmModel", Head::Base},
-                              {"GlmForCausalLM", Head::CausalLM},
-                              {"GlmForSequenceClassification", Head::SequenceClassification},
-                              {"GlmForTokenClassification", Head::TokenClassification}},
+  static const Family family{"glm", "models/glm/modeling_glm.py",
+                             classes("Glm",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

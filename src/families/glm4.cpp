@@ -22,12 +22,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& glm4_family() {
-  static const Family family{"glm4",
-                             "models/glm4/modeling_glm4.py",
-                             {{"Glm4Model", Head::Base},
-                              {"Glm4ForCausalLM", Head::CausalLM},
-                              {"Glm4ForSequenceClassification", Head::SequenceClassification},
-                              {"Glm4ForTokenClassification", Head::TokenClassification}},
+  static const Family family{"glm4", "models/glm4/modeling_glm4.py",
+                             classes("Glm4",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

@@ -53,10 +53,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& glm4_moe_family() {
-  static const Family family{"glm4_moe",
-                             "models/glm4_moe/modeling_glm4_moe.py",
-                             {{"Glm4MoeModel", Head::Base}, {"Glm4MoeForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"glm4_moe", "models/glm4_moe/modeling_glm4_moe.py",
+                             classes("Glm4Moe", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -107,13 +107,12 @@ Value vision(const BuildInput& in, GraphBuilder& b, const Config& c, Grid& grid)
 }
 
 Config text_config_of(const Config& c) {
-  if (c.has("text_config")) return clip::sub_config(c, "text_config");
-  return Config(nlohmann::json{{"model_type", "glm4v_text"}}, c.origin() + ": text_config");
+  return c.child("text_config", {{"model_type", "glm4v_text"}});
 }
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const Config vision_config = clip::sub_config(c, "vision_config");
+  const Config vision_config = c.child("vision_config");
   const Config text_config = text_config_of(c);
   const auto lm = multimodal::find_language_model(c, text_config.text({"model_type"}, "glm4v_text"), Head::Base,
                                                  "GLM-4.1V");
@@ -149,7 +148,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& glm4v_family() {
   static const Family family{"glm4v", "models/glm4v/modeling_glm4v.py",
-                             {{"Glm4vModel", Head::Base}, {"Glm4vForConditionalGeneration", Head::CausalLM}}, build};
+                             classes("Glm4v", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

@@ -25,7 +25,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& glm4v_text_family() {
-  static const Family family{"glm4v_text", "models/glm4v/modeling_glm4v.py", {{"Glm4vTextModel", Head::Base}}, build};
+  static const Family family{"glm4v_text", "models/glm4v/modeling_glm4v.py", classes("Glm4vText"), build};
   return family;
 }
 

@@ -96,13 +96,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& gpt2_family() {
-  static const Family family{"gpt2",
-                             "models/gpt2/modeling_gpt2.py",
-                             {{"GPT2Model", Head::Base},
-                              {"GPT2LMHeadModel", Head::CausalLM},
-                              {"GPT2ForSequenceClassification", Head::SequenceClassification},
-                              {"GPT2ForTokenClassification", Head::TokenClassification},
-                              {"GPT2ForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"gpt2", "models/gpt2/modeling_gpt2.py",
+                             classes("GPT2",
+                                     {heads::LMHeadModel, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

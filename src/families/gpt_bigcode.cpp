@@ -90,12 +90,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& gpt_bigcode_family() {
-  static const Family family{"gpt_bigcode",
-                             "models/gpt_bigcode/modeling_gpt_bigcode.py",
-                             {{"GPTBigCodeModel", Head::Base},
-                              {"GPTBigCodeForCausalLM", Head::CausalLM},
-                              {"GPTBigCodeForSequenceClassification", Head::SequenceClassification},
-                              {"GPTBigCodeForTokenClassification", Head::TokenClassification}},
+  static const Family family{"gpt_bigcode", "models/gpt_bigcode/modeling_gpt_bigcode.py",
+                             classes("GPTBigCode",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

@@ -63,14 +63,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& gpt_neo_family() {
-  static const Family family{"gpt_neo",
-                             "models/gpt_neo/modeling_gpt_neo.py",
-                             {{"GPTNeoModel", Head::Base},
-                              {"GPTNeoForCausalLM", Head::CausalLM},
-                              {"GPTNeoForSequenceClassification", Head::SequenceClassification},
-                              {"GPTNeoForTokenClassification", Head::TokenClassification},
-                              {"GPTNeoForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"gpt_neo", "models/gpt_neo/modeling_gpt_neo.py",
+                             classes("GPTNeo", heads::kDecoder), build};
   return family;
 }
 

@@ -43,14 +43,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& gpt_neox_family() {
-  static const Family family{"gpt_neox",
-                             "models/gpt_neox/modeling_gpt_neox.py",
-                             {{"GPTNeoXModel", Head::Base},
-                              {"GPTNeoXForCausalLM", Head::CausalLM},
-                              {"GPTNeoXForSequenceClassification", Head::SequenceClassification},
-                              {"GPTNeoXForTokenClassification", Head::TokenClassification},
-                              {"GPTNeoXForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"gpt_neox", "models/gpt_neox/modeling_gpt_neox.py",
+                             classes("GPTNeoX", heads::kDecoder), build};
   return family;
 }
 

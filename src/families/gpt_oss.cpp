@@ -53,12 +53,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& gpt_oss_family() {
-  static const Family family{"gpt_oss",
-                             "models/gpt_oss/modeling_gpt_oss.py",
-                             {{"GptOssModel", Head::Base},
-                              {"GptOssForCausalLM", Head::CausalLM},
-                              {"GptOssForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"gpt_oss", "models/gpt_oss/modeling_gpt_oss.py",
+                             classes("GptOss", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
   return family;
 }
 

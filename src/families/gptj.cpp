@@ -43,12 +43,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& gptj_family() {
-  static const Family family{"gptj",
-                             "models/gptj/modeling_gptj.py",
-                             {{"GPTJModel", Head::Base},
-                              {"GPTJForCausalLM", Head::CausalLM},
-                              {"GPTJForSequenceClassification", Head::SequenceClassification},
-                              {"GPTJForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"gptj", "models/gptj/modeling_gptj.py",
+                             classes("GPTJ",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

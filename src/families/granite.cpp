@@ -1,13 +1,11 @@
 // Granite (models/granite/modeling_granite.py + configuration_granite.py, transformers 4.47.1):
 // Llama's tensors; its embedding/residual/attention/logit multipliers are scalars in the config,
 // not weights. head_dim is hidden / heads (no head_dim key in this release).
-#include "families/llama_common.hpp"
+#include "families/granite.hpp"
 
 namespace neurarch::families {
-namespace {
 
-graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  const Config& c = in.config;
+decoder::DecoderSpec granite::spec(const Config& c) {
   decoder::DecoderSpec s = decoder::read_llama_config(
       c, {.vocab = 32000, .hidden = 4096, .intermediate = 11008, .layers = 32, .heads = 32,
           .positions = 2048, .activation = "silu", .tie_word_embeddings = false});
@@ -15,7 +13,14 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const bool bias = c.flag({"attention_bias"}, false);
   s.qkv_bias = bias;
   s.o_bias = bias;
-  s.mlp_bias = c.flag({"mlp_bias"}, false);
+  return s;
+}
+
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  decoder::DecoderSpec s = granite::spec(in.config);
+  s.mlp_bias = in.config.flag({"mlp_bias"}, false);
   s.down_bias = s.mlp_bias;
   return decoder::build_decoder(in, b, s);
 }
@@ -23,11 +28,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& granite_family() {
-  static const Family family{"granite",
-                             "models/granite/modeling_granite.py",
-                             {{"GraniteModel", Head::Base},
-                              {"GraniteForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"granite", "models/granite/modeling_granite.py",
+                             classes("Granite", {heads::ForCausalLM}), build};
   return family;
 }
 

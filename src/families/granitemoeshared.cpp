@@ -6,32 +6,20 @@
 // output_linear [hidden, shared_intermediate_size], no biases.
 #include <fmt/format.h>
 
-#include "families/moe_common.hpp"
+#include "families/granite.hpp"
 
 namespace neurarch::families {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
-  decoder::DecoderSpec s = decoder::read_llama_config(
-      c, {.vocab = 32000, .hidden = 4096, .intermediate = 11008, .layers = 32, .heads = 32,
-          .positions = 2048, .activation = "silu", .tie_word_embeddings = false});
-  s.head_dim = s.hidden / s.heads;
-  const bool bias = c.flag({"attention_bias"}, false);
-  s.qkv_bias = bias;
-  s.o_bias = bias;
+  decoder::DecoderSpec s = granite::spec(c);
   s.attention_dropout = c.number({"attention_dropout"}, 0.0);
-  const blocks::MoESpec base{.hidden = s.hidden, .intermediate = s.intermediate,
-                             .experts = c.integer({"num_local_experts"}, 8),
-                             .top_k = c.integer({"num_experts_per_tok"}, 2), .activation = s.activation};
+  const blocks::MoESpec base = granitemoe::experts(c, s);
   const std::int64_t shared = c.integer({"shared_intermediate_size"}, 0);
   s.mlp_override = [base, shared](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
                                   const graph::Scope& layer) {
-    blocks::MoESpec m = base;
-    m.module = layer / "block_sparse_moe";
-    m.router = m.module / "router" / "layer";
-    m.stacked_input = m.module / "input_linear";
-    m.stacked_output = m.module / "output_linear";
+    const blocks::MoESpec m = granitemoe::in_layer(base, layer);
     auto experts = blocks::mixture_of_experts(gb, x, moe::node_name(i), m);
     if (shared <= 0) return experts;
     const graph::Scope mlp = layer / "shared_mlp";
@@ -47,11 +35,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& granitemoeshared_family() {
-  static const Family family{"granitemoeshared",
-                             "models/granitemoeshared/modeling_granitemoeshared.py",
-                             {{"GraniteMoeSharedModel", Head::Base},
-                              {"GraniteMoeSharedForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"granitemoeshared", "models/granitemoeshared/modeling_granitemoeshared.py",
+                             classes("GraniteMoeShared", {heads::ForCausalLM}), build};
   return family;
 }
 

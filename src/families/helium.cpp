@@ -20,12 +20,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& helium_family() {
-  static const Family family{"helium",
-                             "models/helium/modeling_helium.py",
-                             {{"HeliumModel", Head::Base},
-                              {"HeliumForCausalLM", Head::CausalLM},
-                              {"HeliumForSequenceClassification", Head::SequenceClassification},
-                              {"HeliumForTokenClassification", Head::TokenClassification}},
+  static const Family family{"helium", "models/helium/modeling_helium.py",
+                             classes("Helium",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

@@ -153,8 +153,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& hiera_family() {
   static const Family family{"hiera", "models/hiera/modeling_hiera.py",
-                             {{"HieraModel", Head::Base}, {"HieraForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Hiera", {heads::ForImageClassification}), build};
   return family;
 }
 

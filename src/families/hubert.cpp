@@ -11,12 +11,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& hubert_family() {
-  static const Family family{"hubert",
-                             "models/hubert/modeling_hubert.py",
-                             {{"HubertModel", Head::Base},
-                              {"HubertForCTC", Head::CausalLM},
-                              {"HubertForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"hubert", "models/hubert/modeling_hubert.py", classes("Hubert", heads::kSpeech), build};
   return family;
 }
 

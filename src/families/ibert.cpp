@@ -102,14 +102,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& ibert_family() {
-  static const Family family{"ibert",
-                             "models/ibert/modeling_ibert.py",
-                             {{"IBertModel", Head::Base},
-                              {"IBertForMaskedLM", Head::MaskedLM},
-                              {"IBertForSequenceClassification", Head::SequenceClassification},
-                              {"IBertForTokenClassification", Head::TokenClassification},
-                              {"IBertForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"ibert", "models/ibert/modeling_ibert.py", classes("IBert", heads::kEncoder), build};
   return family;
 }
 

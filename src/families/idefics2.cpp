@@ -23,10 +23,8 @@ using namespace blocks;
 
 // Idefics2Config's text model when text_config is absent: MistralConfig with these overrides.
 Config text_config_of(const Config& c) {
-  if (c.has("text_config")) return clip::sub_config(c, "text_config");
-  return Config({{"model_type", "mistral"}, {"max_position_embeddings", 4096 * 8}, {"rms_norm_eps", 1e-5},
-                 {"pad_token_id", 0}, {"tie_word_embeddings", false}},
-                c.origin() + ": text_config");
+  return c.child("text_config", {{"model_type", "mistral"}, {"max_position_embeddings", 4096 * 8},
+                                 {"rms_norm_eps", 1e-5}, {"pad_token_id", 0}, {"tie_word_embeddings", false}});
 }
 
 struct Perceiver {
@@ -102,12 +100,12 @@ Value perceiver_resampler(GraphBuilder& b, const Value& context, const Scope& ro
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const Config vision_config = clip::sub_config(c, "vision_config");
+  const Config vision_config = c.child("vision_config");
   const Config text_config = text_config_of(c);
   const auto lm = multimodal::find_language_model(c, text_config.text({"model_type"}, "mistral"), Head::Base,
                                                  "Idefics2");
   const std::int64_t text_hidden = multimodal::token_width(in, text_config, lm);
-  const Perceiver perceiver = read_perceiver(clip::sub_config(c, "perceiver_config"), text_hidden);
+  const Perceiver perceiver = read_perceiver(c.child("perceiver_config"), text_hidden);
   const bool with_head = in.head != Head::Base;
 
   Value out;
@@ -146,8 +144,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& idefics2_family() {
   static const Family family{"idefics2", "models/idefics2/modeling_idefics2.py",
-                             {{"Idefics2Model", Head::Base}, {"Idefics2ForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("Idefics2", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

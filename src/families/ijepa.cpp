@@ -12,15 +12,9 @@ using graph::NodeType;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const std::int64_t hidden = c.dim({"hidden_size"}, 768);
+  vit::EncoderSpec enc = vit::read_encoder(c);
+  const std::int64_t hidden = enc.hidden;
   const vit::Geometry g = vit::read_geometry(in, {224, 224, false}, 16);
-  vit::EncoderSpec enc;
-  enc.hidden = hidden;
-  enc.count = c.dim({"num_hidden_layers"}, 12);
-  enc.heads = c.dim({"num_attention_heads"}, 12);
-  enc.intermediate = c.dim({"intermediate_size"}, 3072);
-  enc.activation = c.text({"hidden_act"}, "gelu");
-  enc.qkv_bias = c.flag({"qkv_bias"}, true);
 
   Scope root = in.head == Head::Base ? Scope() : Scope("ijepa");
   Scope emb = root / "embeddings";
@@ -42,11 +36,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& ijepa_family() {
-  static const Family family{
-      "ijepa",
-      "models/ijepa/modeling_ijepa.py",
-      {{"IJepaModel", Head::Base}, {"IJepaForImageClassification", Head::ImageClassification}},
-      build};
+  static const Family family{"ijepa", "models/ijepa/modeling_ijepa.py",
+                             classes("IJepa", {heads::ForImageClassification}), build};
   return family;
 }
 

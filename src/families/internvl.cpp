@@ -23,7 +23,7 @@ using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  llava::Parts p{clip::sub_config(c, "vision_config"), clip::sub_config(c, "text_config")};
+  llava::Parts p{c.child("vision_config"), c.child("text_config")};
   const auto lm = multimodal::find_language_model(c, p.text.text({"model_type"}, "qwen2"), Head::CausalLM,
                                                  "InternVL");
   p.text_family = lm.family;
@@ -84,8 +84,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& internvl_family() {
   static const Family family{"internvl", "models/internvl/modeling_internvl.py",
-                             {{"InternVLModel", Head::Base}, {"InternVLForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("InternVL", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

@@ -14,7 +14,7 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 
 const Family& internvl_vision_family() {
   static const Family family{"internvl_vision", "models/internvl/modeling_internvl.py",
-                             {{"InternVLVisionModel", Head::Base}}, build};
+                             classes("InternVLVision"), build};
   return family;
 }
 

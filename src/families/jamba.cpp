@@ -86,12 +86,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& jamba_family() {
-  static const Family family{"jamba",
-                             "models/jamba/modeling_jamba.py",
-                             {{"JambaModel", Head::Base},
-                              {"JambaForCausalLM", Head::CausalLM},
-                              {"JambaForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"jamba", "models/jamba/modeling_jamba.py",
+                             classes("Jamba", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
   return family;
 }
 

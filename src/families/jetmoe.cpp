@@ -81,12 +81,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& jetmoe_family() {
-  static const Family family{"jetmoe",
-                             "models/jetmoe/modeling_jetmoe.py",
-                             {{"JetMoeModel", Head::Base},
-                              {"JetMoeForCausalLM", Head::CausalLM},
-                              {"JetMoeForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"jetmoe", "models/jetmoe/modeling_jetmoe.py",
+                             classes("JetMoe", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
   return family;
 }
 

@@ -98,8 +98,8 @@ Value image_to_text(GraphBuilder& b, const Value& image, const Config& c, const 
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const Config vision_config = clip::sub_config(c, "vision_config");
-  const Config text_config = clip::sub_config(c, "text_config");
+  const Config vision_config = c.child("vision_config");
+  const Config text_config = c.child("text_config");
   const decoder::DecoderSpec spec = text_spec(text_config);
 
   clip::Tower tower;
@@ -129,8 +129,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& kosmos_2_family() {
   static const Family family{"kosmos-2", "models/kosmos2/modeling_kosmos2.py",
-                             {{"Kosmos2Model", Head::Base}, {"Kosmos2ForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("Kosmos2", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

@@ -33,14 +33,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& layoutlm_family() {
-  static const Family family{"layoutlm",
-                             "models/layoutlm/modeling_layoutlm.py",
-                             {{"LayoutLMModel", Head::Base},
-                              {"LayoutLMForMaskedLM", Head::MaskedLM},
-                              {"LayoutLMForSequenceClassification", Head::SequenceClassification},
-                              {"LayoutLMForTokenClassification", Head::TokenClassification},
-                              {"LayoutLMForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"layoutlm", "models/layoutlm/modeling_layoutlm.py",
+                             classes("LayoutLM", heads::kEncoder), build};
   return family;
 }
 

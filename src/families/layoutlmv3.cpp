@@ -154,12 +154,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& layoutlmv3_family() {
-  static const Family family{"layoutlmv3",
-                             "models/layoutlmv3/modeling_layoutlmv3.py",
-                             {{"LayoutLMv3Model", Head::Base},
-                              {"LayoutLMv3ForSequenceClassification", Head::SequenceClassification},
-                              {"LayoutLMv3ForTokenClassification", Head::TokenClassification},
-                              {"LayoutLMv3ForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"layoutlmv3", "models/layoutlmv3/modeling_layoutlmv3.py",
+                             classes("LayoutLMv3",
+                                     {heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

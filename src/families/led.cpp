@@ -20,12 +20,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& led_family() {
-  static const Family family{"led",
-                             "models/led/modeling_led.py",
-                             {{"LEDModel", Head::Base},
-                              {"LEDForConditionalGeneration", Head::Seq2SeqLM},
-                              {"LEDForSequenceClassification", Head::SequenceClassification},
-                              {"LEDForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"led", "models/led/modeling_led.py",
+                             classes("LED",
+                                     {heads::ForConditionalGeneration, heads::ForSequenceClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

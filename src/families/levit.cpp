@@ -178,8 +178,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& levit_family() {
   static const Family family{"levit", "models/levit/modeling_levit.py",
-                             {{"LevitModel", Head::Base}, {"LevitForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Levit", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -90,10 +90,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& lfm2_family() {
-  static const Family family{"lfm2",
-                             "models/lfm2/modeling_lfm2.py",
-                             {{"Lfm2Model", Head::Base}, {"Lfm2ForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"lfm2", "models/lfm2/modeling_lfm2.py", classes("Lfm2", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -22,7 +22,7 @@ using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  llava::Parts p{clip::sub_config(c, "vision_config"), clip::sub_config(c, "text_config")};
+  llava::Parts p{c.child("vision_config"), c.child("text_config")};
   p.variant = clip::Variant::Siglip2;
   const std::string vision_type = p.vision.text({"model_type"}, "siglip2_vision_model");
   if (vision_type != "siglip2_vision_model")
@@ -82,8 +82,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& lfm2_vl_family() {
   static const Family family{"lfm2-vl", "models/lfm2_vl/modeling_lfm2_vl.py",
-                             {{"Lfm2VlModel", Head::Base}, {"Lfm2VlForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("Lfm2Vl", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

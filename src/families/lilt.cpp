@@ -143,12 +143,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& lilt_family() {
-  static const Family family{"lilt",
-                             "models/lilt/modeling_lilt.py",
-                             {{"LiltModel", Head::Base},
-                              {"LiltForSequenceClassification", Head::SequenceClassification},
-                              {"LiltForTokenClassification", Head::TokenClassification},
-                              {"LiltForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"lilt", "models/lilt/modeling_lilt.py",
+                             classes("Lilt",
+                                     {heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

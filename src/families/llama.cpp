@@ -27,14 +27,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& llama_family() {
-  static const Family family{"llama",
-                             "models/llama/modeling_llama.py",
-                             {{"LlamaModel", Head::Base},
-                              {"LlamaForCausalLM", Head::CausalLM},
-                              {"LlamaForSequenceClassification", Head::SequenceClassification},
-                              {"LlamaForTokenClassification", Head::TokenClassification},
-                              {"LlamaForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"llama", "models/llama/modeling_llama.py", classes("Llama", heads::kDecoder), build};
   return family;
 }
 

@@ -22,9 +22,7 @@ const nlohmann::json& clip_vit_l14_336() {
 }
 
 Parts read_parts(const Config& c, const nlohmann::json& default_vision, std::string_view default_text_type) {
-  Parts p{c.has("vision_config") ? clip::sub_config(c, "vision_config")
-                                 : Config(default_vision, c.origin() + ": vision_config"),
-          clip::sub_config(c, "text_config")};
+  Parts p{c.child("vision_config", default_vision), c.child("text_config")};
   const std::string vision_type = p.vision.text({"model_type"}, "clip_vision_model");
   const std::string text_type = p.text.text({"model_type"}, std::string(default_text_type));
   if (vision_type == "clip_vision_model") p.variant = clip::Variant::Clip;

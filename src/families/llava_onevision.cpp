@@ -39,9 +39,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& llava_onevision_family() {
   static const Family family{"llava_onevision", "models/llava_onevision/modeling_llava_onevision.py",
-                             {{"LlavaOnevisionModel", Head::Base},
-                              {"LlavaOnevisionForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("LlavaOnevision", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

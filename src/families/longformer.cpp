@@ -65,14 +65,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& longformer_family() {
-  static const Family family{"longformer",
-                             "models/longformer/modeling_longformer.py",
-                             {{"LongformerModel", Head::Base},
-                              {"LongformerForMaskedLM", Head::MaskedLM},
-                              {"LongformerForSequenceClassification", Head::SequenceClassification},
-                              {"LongformerForTokenClassification", Head::TokenClassification},
-                              {"LongformerForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"longformer", "models/longformer/modeling_longformer.py",
+                             classes("Longformer", heads::kEncoder), build};
   return family;
 }
 

@@ -17,12 +17,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& longt5_family() {
-  static const Family family{"longt5",
-                             "models/longt5/modeling_longt5.py",
-                             {{"LongT5Model", Head::Base},
-                              {"LongT5ForConditionalGeneration", Head::Seq2SeqLM},
-                              {"LongT5EncoderModel", Head::Base}},
-                             build};
+  static const Family family{"longt5", "models/longt5/modeling_longt5.py",
+                             classes("LongT5", {heads::ForConditionalGeneration, heads::EncoderModel}), build};
   return family;
 }
 

@@ -80,12 +80,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& luke_family() {
-  static const Family family{"luke",
-                             "models/luke/modeling_luke.py",
-                             {{"LukeModel", Head::Base},
-                              {"LukeForMaskedLM", Head::MaskedLM},
-                              {"LukeForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"luke", "models/luke/modeling_luke.py",
+                             classes("Luke", {heads::ForMaskedLM, heads::ForSequenceClassification}), build};
   return family;
 }
 

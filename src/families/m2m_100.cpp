@@ -15,11 +15,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& m2m_100_family() {
-  static const Family family{"m2m_100",
-                             "models/m2m_100/modeling_m2m_100.py",
-                             {{"M2M100Model", Head::Base},
-                              {"M2M100ForConditionalGeneration", Head::Seq2SeqLM}},
-                             build};
+  static const Family family{"m2m_100", "models/m2m_100/modeling_m2m_100.py",
+                             classes("M2M100", {heads::ForConditionalGeneration}), build};
   return family;
 }
 

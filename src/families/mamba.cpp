@@ -15,10 +15,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return mamba:
 }  // namespace
 
 const Family& mamba_family() {
-  static const Family family{"mamba",
-                             "models/mamba/modeling_mamba.py",
-                             {{"MambaModel", Head::Base}, {"MambaForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"mamba", "models/mamba/modeling_mamba.py", classes("Mamba", {heads::ForCausalLM}), build};
   return family;
 }
 

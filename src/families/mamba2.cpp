@@ -33,10 +33,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& mamba2_family() {
-  static const Family family{"mamba2",
-                             "models/mamba2/modeling_mamba2.py",
-                             {{"Mamba2Model", Head::Base}, {"Mamba2ForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"mamba2", "models/mamba2/modeling_mamba2.py",
+                             classes("Mamba2", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -18,12 +18,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& marian_family() {
-  static const Family family{"marian",
-                             "models/marian/modeling_marian.py",
-                             {{"MarianModel", Head::Base},
-                              {"MarianMTModel", Head::Seq2SeqLM},
-                              {"MarianForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"marian", "models/marian/modeling_marian.py",
+                             classes("Marian", {{"MTModel", Head::Seq2SeqLM}, heads::ForCausalLM}), build};
   return family;
 }
 

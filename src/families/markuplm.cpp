@@ -59,12 +59,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& markuplm_family() {
-  static const Family family{"markuplm",
-                             "models/markuplm/modeling_markuplm.py",
-                             {{"MarkupLMModel", Head::Base},
-                              {"MarkupLMForSequenceClassification", Head::SequenceClassification},
-                              {"MarkupLMForTokenClassification", Head::TokenClassification},
-                              {"MarkupLMForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"markuplm", "models/markuplm/modeling_markuplm.py",
+                             classes("MarkupLM",
+                                     {heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

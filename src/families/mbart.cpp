@@ -10,13 +10,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& mbart_family() {
-  static const Family family{"mbart",
-                             "models/mbart/modeling_mbart.py",
-                             {{"MBartModel", Head::Base},
-                              {"MBartForConditionalGeneration", Head::Seq2SeqLM},
-                              {"MBartForSequenceClassification", Head::SequenceClassification},
-                              {"MBartForQuestionAnswering", Head::QuestionAnswering},
-                              {"MBartForCausalLM", Head::CausalLM}},
+  static const Family family{"mbart", "models/mbart/modeling_mbart.py",
+                             classes("MBart",
+                                     {heads::ForConditionalGeneration, heads::ForSequenceClassification, heads::ForQuestionAnswering, heads::ForCausalLM}),
                              build};
   return family;
 }

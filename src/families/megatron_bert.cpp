@@ -21,15 +21,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& megatron_bert_family() {
-  static const Family family{"megatron-bert",
-                             "models/megatron_bert/modeling_megatron_bert.py",
-                             {{"MegatronBertModel", Head::Base},
-                              {"MegatronBertForPreTraining", Head::PreTraining},
-                              {"MegatronBertForMaskedLM", Head::MaskedLM},
-                              {"MegatronBertForCausalLM", Head::CausalLM},
-                              {"MegatronBertForSequenceClassification", Head::SequenceClassification},
-                              {"MegatronBertForTokenClassification", Head::TokenClassification},
-                              {"MegatronBertForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"megatron-bert", "models/megatron_bert/modeling_megatron_bert.py",
+                             classes("MegatronBert",
+                                     {heads::ForPreTraining, heads::ForMaskedLM, heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

@@ -8,9 +8,7 @@ namespace neurarch::families {
 
 const Family& metaclip_2_family() {
   static const Family family{"metaclip_2", "models/metaclip_2/modeling_metaclip_2.py",
-                             {{"MetaClip2Model", Head::Base},
-                              {"MetaClip2ForImageClassification", Head::ImageClassification}},
-                             clip::clip_model};
+                             classes("MetaClip2", {heads::ForImageClassification}), clip::clip_model};
   return family;
 }
 

@@ -19,14 +19,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& mistral_family() {
-  static const Family family{"mistral",
-                             "models/mistral/modeling_mistral.py",
-                             {{"MistralModel", Head::Base},
-                              {"MistralForCausalLM", Head::CausalLM},
-                              {"MistralForSequenceClassification", Head::SequenceClassification},
-                              {"MistralForTokenClassification", Head::TokenClassification},
-                              {"MistralForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"mistral", "models/mistral/modeling_mistral.py",
+                             classes("Mistral", heads::kDecoder), build};
   return family;
 }
 

@@ -17,13 +17,9 @@ namespace {
 
 using namespace blocks;
 
-// Mistral3Config's sub-configs when absent: Mistral-Small-3.1's Pixtral encoder and Mistral decoder.
-Config sub_config_or(const Config& c, std::string_view key, const nlohmann::json& fallback) {
-  return c.has(key) ? clip::sub_config(c, key) : Config(fallback, fmt::format("{}: {}", c.origin(), key));
-}
-
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
+  // Mistral3Config's sub-configs when absent: Mistral-Small-3.1's Pixtral encoder and Mistral decoder.
   static const nlohmann::json default_vision{
       {"model_type", "pixtral"}, {"hidden_size", 1024}, {"intermediate_size", 4096}, {"num_hidden_layers", 24},
       {"num_attention_heads", 16}, {"patch_size", 14}, {"image_size", 1540}, {"head_dim", 64}};
@@ -31,7 +27,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
       {"model_type", "mistral"}, {"hidden_size", 5120}, {"intermediate_size", 32768}, {"num_hidden_layers", 40},
       {"num_attention_heads", 32}, {"num_key_value_heads", 8}, {"head_dim", 128}, {"max_position_embeddings", 131072},
       {"vocab_size", 131072}, {"rope_theta", 1e9}, {"sliding_window", nullptr}};
-  llava::Parts p{sub_config_or(c, "vision_config", default_vision), sub_config_or(c, "text_config", default_text)};
+  llava::Parts p{c.child("vision_config", default_vision), c.child("text_config", default_text)};
   const auto lm = multimodal::find_language_model(c, p.text.text({"model_type"}, "mistral"), Head::CausalLM,
                                                  "Mistral 3");
   p.text_family = lm.family;
@@ -89,8 +85,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& mistral3_family() {
   static const Family family{"mistral3", "models/mistral3/modeling_mistral3.py",
-                             {{"Mistral3Model", Head::Base}, {"Mistral3ForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("Mistral3", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

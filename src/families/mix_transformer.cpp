@@ -1,6 +1,11 @@
 #include "families/mix_transformer.hpp"
 
+#include <initializer_list>
+#include <utility>
+
 #include <fmt/format.h>
+
+#include "families/config_lists.hpp"
 
 namespace neurarch::families::mix {
 
@@ -8,6 +13,43 @@ using namespace blocks;
 
 // PVT v2's linear attention pools keys and values to a fixed 7 x 7 grid.
 constexpr std::int64_t kLinearAttentionGrid = 7;
+
+StageDefaults segformer_defaults() {
+  return {.lists = {.depths = {2, 2, 2, 2},
+                    .hidden = {32, 64, 160, 256},
+                    .sr = {8, 4, 2, 1},
+                    .patches = {7, 3, 3, 3},
+                    .strides = {4, 2, 2, 2},
+                    .heads = {1, 2, 5, 8},
+                    .ratios = {4, 4, 4, 4}}};
+}
+
+StageDefaults pvt_v2_defaults() {
+  StageDefaults d = segformer_defaults();
+  d.lists.ratios = {8, 8, 4, 4};
+  return d;
+}
+
+Stages read_stages(const Config& c, const StageDefaults& d, std::optional<std::int64_t> stages) {
+  Stages s{.depths = size_list(c, "depths", d.lists.depths),
+           .hidden = size_list(c, "hidden_sizes", d.lists.hidden),
+           .sr = size_list(c, d.sr_key, d.lists.sr),
+           .patches = size_list(c, "patch_sizes", d.lists.patches),
+           .strides = size_list(c, "strides", d.lists.strides),
+           .heads = size_list(c, "num_attention_heads", d.lists.heads),
+           .ratios = size_list(c, "mlp_ratios", d.lists.ratios)};
+  if (stages) require_length(c, "depths", s.depths, static_cast<std::size_t>(*stages));
+  const std::size_t count = s.depths.size();
+  using Named = std::pair<std::string_view, const std::vector<std::int64_t>*>;
+  for (const auto& [key, list] : std::initializer_list<Named>{{"hidden_sizes", &s.hidden},
+                                                              {d.sr_key, &s.sr},
+                                                              {"patch_sizes", &s.patches},
+                                                              {"strides", &s.strides},
+                                                              {"num_attention_heads", &s.heads},
+                                                              {"mlp_ratios", &s.ratios}})
+    require_length(c, key, *list, count);
+  return s;
+}
 
 Value as_tokens(const Value& map) { return Value{map.node, {map.shape[1] * map.shape[2], map.shape[0]}}; }
 Value as_map(const Value& tokens, std::int64_t h, std::int64_t w) {

@@ -5,7 +5,10 @@
 // 3x3 depthwise conv -> activation -> dense2) over the tokens of an h x w map; PVT v1 has the same attention and
 // a plain MLP.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "families/family.hpp"
 
@@ -14,6 +17,27 @@ namespace neurarch::families::mix {
 using blocks::GraphBuilder;
 using blocks::Scope;
 using blocks::Value;
+
+/// The per-stage lists of SegformerConfig, and of PvtConfig / PvtV2Config which copy them: one entry a stage.
+struct Stages {
+  std::vector<std::int64_t> depths, hidden, sr, patches, strides, heads, ratios;
+};
+
+/// The config class's defaults for those lists, and the key of the reduction ratios (PVT v1 says
+/// sequence_reduction_ratios).
+struct StageDefaults {
+  Stages lists;
+  std::string_view sr_key = "sr_ratios";
+};
+
+/// SegformerConfig's defaults (MiT-b0).
+StageDefaults segformer_defaults();
+/// PvtV2Config's: SegFormer's, with mlp_ratios 8, 8, 4, 4.
+StageDefaults pvt_v2_defaults();
+
+/// depths, hidden_sizes, <sr_key>, patch_sizes, strides, num_attention_heads and mlp_ratios, each checked to
+/// have `stages` entries (num_encoder_blocks), or as many as depths when the config class has no such key.
+Stages read_stages(const Config& c, const StageDefaults& d, std::optional<std::int64_t> stages);
 
 /// [C, H, W] map <-> [H W, C] tokens (views).
 Value as_tokens(const Value& map);

@@ -25,12 +25,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& mixtral_family() {
-  static const Family family{"mixtral",
-                             "models/mixtral/modeling_mixtral.py",
-                             {{"MixtralModel", Head::Base},
-                              {"MixtralForCausalLM", Head::CausalLM},
-                              {"MixtralForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"mixtral", "models/mixtral/modeling_mixtral.py",
+                             classes("Mixtral", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
   return family;
 }
 

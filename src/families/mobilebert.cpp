@@ -219,14 +219,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& mobilebert_family() {
-  static const Family family{"mobilebert",
-                             "models/mobilebert/modeling_mobilebert.py",
-                             {{"MobileBertModel", Head::Base},
-                              {"MobileBertForPreTraining", Head::PreTraining},
-                              {"MobileBertForMaskedLM", Head::MaskedLM},
-                              {"MobileBertForSequenceClassification", Head::SequenceClassification},
-                              {"MobileBertForTokenClassification", Head::TokenClassification},
-                              {"MobileBertForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"mobilebert", "models/mobilebert/modeling_mobilebert.py",
+                             classes("MobileBert",
+                                     {heads::ForPreTraining, heads::ForMaskedLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

@@ -56,9 +56,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& mobilenet_v1_family() {
   static const Family family{"mobilenet_v1", "models/mobilenet_v1/modeling_mobilenet_v1.py",
-                             {{"MobileNetV1Model", Head::Base},
-                              {"MobileNetV1ForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("MobileNetV1", {heads::ForImageClassification}), build};
   return family;
 }
 

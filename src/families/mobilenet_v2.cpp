@@ -94,9 +94,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& mobilenet_v2_family() {
   static const Family family{"mobilenet_v2", "models/mobilenet_v2/modeling_mobilenet_v2.py",
-                             {{"MobileNetV2Model", Head::Base},
-                              {"MobileNetV2ForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("MobileNetV2", {heads::ForImageClassification}), build};
   return family;
 }
 

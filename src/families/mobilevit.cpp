@@ -111,9 +111,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& mobilevit_family() {
   static const Family family{"mobilevit", "models/mobilevit/modeling_mobilevit.py",
-                             {{"MobileViTModel", Head::Base},
-                              {"MobileViTForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("MobileViT", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -125,9 +125,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& mobilevitv2_family() {
   static const Family family{"mobilevitv2", "models/mobilevitv2/modeling_mobilevitv2.py",
-                             {{"MobileViTV2Model", Head::Base},
-                              {"MobileViTV2ForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("MobileViTV2", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -6,76 +6,116 @@
 // layer has no attention norm (Identity). attention_bias, mlp_bias, norm_bias, classifier_bias and
 // decoder_bias switch the biases. Heads read the final hidden state through head (dense + act +
 // norm); sequence classification pools first (cls token or masked mean) then runs the head.
+#include "families/modernbert.hpp"
+
 #include <fmt/format.h>
 
-#include "families/family.hpp"
-
 namespace neurarch::families {
-namespace {
 
 using namespace blocks;
 using graph::NodeType;
 
+modernbert::Spec modernbert::read(const Config& c) {
+  Spec s{.vocab = c.dim({"vocab_size"}, 50368),
+         .hidden = c.dim({"hidden_size"}, 768),
+         .intermediate = c.dim({"intermediate_size"}, 1152),
+         .layers = c.dim({"num_hidden_layers"}, 22),
+         .heads = c.dim({"num_attention_heads"}, 12),
+         .positions = c.dim({"max_position_embeddings"}, 8192),
+         .pad = 0,
+         .activation = c.text({"hidden_activation"}, "gelu"),
+         .norm_bias = c.flag({"norm_bias"}, false),
+         .attention_bias = c.flag({"attention_bias"}, false),
+         .mlp_bias = c.flag({"mlp_bias"}, false),
+         .attention_dropout = c.number({"attention_dropout"}, 0.0)};
+  s.pad = c.integer({"pad_token_id"}, 50283);
+  return s;
+}
+
+Scope modernbert::root(const BuildInput& in) { return in.head == Head::Base ? Scope() : Scope("model"); }
+
+Value modernbert::embeddings(const BuildInput& in, GraphBuilder& b, const Spec& s) {
+  const Scope emb = root(in) / "embeddings";
+  const std::int64_t seq = in.sequence_length(s.positions);
+  auto x = b.input({seq}, "tokens");
+  x = token_embedding(b, x, "Token_Embedding", emb / "tok_embeddings", s.vocab, s.hidden);
+  if (s.pad >= s.vocab)
+    b.fail(x, fmt::format("pad_token_id {} is not a row of the {}-token vocabulary", s.pad, s.vocab));
+  if (seq > s.positions)
+    b.note(fmt::format("sequence of {} tokens is past max_position_embeddings ({}); rotary positions extrapolate", seq,
+                       s.positions));
+  x = norm(b, x, "Embedding_LayerNorm", {emb / "norm", NormKind::LayerNorm, s.norm_bias});
+  b.at(x).dropout = in.config.number({"embedding_dropout"}, 0.0);
+  return x;
+}
+
+Value modernbert::layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& root, const Spec& s,
+                        AttentionSpec attn, FeedForwardSpec ffn) {
+  const Scope l = root / "layers" / i;
+  const BlockNames n{i};
+  Value h = x;
+  if (i > 0) h = norm(b, h, n.norm(1, NormKind::LayerNorm), {l / "attn_norm", NormKind::LayerNorm, s.norm_bias});
+  attn.hidden = s.hidden;
+  attn.heads = s.heads;
+  attn.module = l / "attn";
+  attn.o = attn.module / "Wo";
+  attn.qkv_bias = s.attention_bias;
+  attn.o_bias = s.attention_bias;
+  attn.dropout = s.attention_dropout;
+  attn.output_dropout = s.attention_dropout;
+  attn.rotary = true;
+  h = attention(b, h, n.attention(), attn);
+  const Value residual = add(b, h, x, n.add(1));
+  h = norm(b, residual, n.norm(2, NormKind::LayerNorm), {l / "mlp_norm", NormKind::LayerNorm, s.norm_bias});
+  ffn.hidden = s.hidden;
+  ffn.intermediate = s.intermediate;
+  ffn.activation = s.activation;
+  ffn.gated = true;
+  ffn.module = l / "mlp";
+  ffn.down = ffn.module / "Wo";
+  ffn.gate_up = ffn.module / "Wi";
+  ffn.bias = s.mlp_bias;
+  ffn.down_bias = s.mlp_bias;
+  h = feed_forward(b, h, n.ffn(), ffn);
+  return add(b, h, residual, n.add(2));
+}
+
+Value modernbert::final_norm(GraphBuilder& b, const Value& x, const Scope& root, const Spec& s) {
+  return norm(b, x, "Final_LayerNorm", {root / "final_norm", NormKind::LayerNorm, s.norm_bias});
+}
+
+Value modernbert::prediction_head(GraphBuilder& b, const Config& c, const Value& x, const Scope& module,
+                                  const Spec& s) {
+  auto h = dense(b, x, "Head_Transform", module / "dense", s.hidden, s.hidden, c.flag({"classifier_bias"}, false),
+                 c.text({"classifier_activation"}, "gelu"));
+  return norm(b, h, "Head_LayerNorm", {module / "norm", NormKind::LayerNorm, s.norm_bias});
+}
+
+namespace {
+
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const std::int64_t vocab = c.dim({"vocab_size"}, 50368);
-  const std::int64_t hidden = c.dim({"hidden_size"}, 768);
-  const std::int64_t intermediate = c.dim({"intermediate_size"}, 1152);
-  const std::int64_t layers = c.dim({"num_hidden_layers"}, 22);
-  const std::int64_t heads = c.dim({"num_attention_heads"}, 12);
-  const std::int64_t positions = c.dim({"max_position_embeddings"}, 8192);
-  const std::string activation = c.text({"hidden_activation"}, "gelu");
-  const bool norm_bias = c.flag({"norm_bias"}, false);
-  const bool attention_bias = c.flag({"attention_bias"}, false);
-  const bool mlp_bias = c.flag({"mlp_bias"}, false);
+  const modernbert::Spec s = modernbert::read(c);
   const std::int64_t global_every = c.dim({"global_attn_every_n_layers"}, 3);
   const std::int64_t local_window = c.dim({"local_attention"}, 128);
-  const double attention_dropout = c.number({"attention_dropout"}, 0.0);
   const double mlp_dropout = c.number({"mlp_dropout"}, 0.0);
-  const std::int64_t pad = c.integer({"pad_token_id"}, 50283);
+  const Scope root = modernbert::root(in);
+  const std::int64_t hidden = s.hidden, vocab = s.vocab;
 
-  const Scope root = in.head == Head::Base ? Scope() : Scope("model");
-  const std::int64_t seq = in.sequence_length(positions);
-  auto x = b.input({seq}, "tokens");
-  x = token_embedding(b, x, "Token_Embedding", root / "embeddings" / "tok_embeddings", vocab, hidden);
-  if (pad >= vocab) b.fail(x, fmt::format("pad_token_id {} is not a row of the {}-token vocabulary", pad, vocab));
-  if (seq > positions)
-    b.note(fmt::format("sequence of {} tokens is past max_position_embeddings ({}); rotary positions extrapolate", seq,
-                       positions));
-  x = norm(b, x, "Embedding_LayerNorm", {root / "embeddings" / "norm", NormKind::LayerNorm, norm_bias});
-  b.at(x).dropout = c.number({"embedding_dropout"}, 0.0);
-
-  for (std::int64_t i = 0; i < layers; ++i) {
+  // Every global_attn_every_n_layers-th layer attends globally; the fused Wqkv projects q, k and v.
+  auto x = modernbert::embeddings(in, b, s);
+  for (std::int64_t i = 0; i < s.layers; ++i) {
     b.set_block(static_cast<int>(i));
-    const Scope l = root / "layers" / i;
-    const BlockNames n{i};
-    Value h = x;
-    if (i > 0) h = norm(b, h, n.norm(1, NormKind::LayerNorm), {l / "attn_norm", NormKind::LayerNorm, norm_bias});
-    const Scope attn = l / "attn";
-    h = attention(b, h, n.attention(),
-                  {.hidden = hidden, .heads = heads, .window = i % global_every == 0 ? 0 : local_window,
-                   .module = attn, .o = attn / "Wo", .qkv = attn / "Wqkv", .qkv_bias = attention_bias,
-                   .o_bias = attention_bias, .dropout = attention_dropout, .output_dropout = attention_dropout,
-                   .rotary = true});
-    const Value residual = add(b, h, x, n.add(1));
-    h = norm(b, residual, n.norm(2, NormKind::LayerNorm), {l / "mlp_norm", NormKind::LayerNorm, norm_bias});
-    const Scope mlp = l / "mlp";
-    h = feed_forward(b, h, n.ffn(),
-                     {.hidden = hidden, .intermediate = intermediate, .activation = activation, .gated = true,
-                      .module = mlp, .down = mlp / "Wo", .gate_up = mlp / "Wi", .bias = mlp_bias,
-                      .down_bias = mlp_bias, .output_dropout = mlp_dropout});
-    x = add(b, h, residual, n.add(2));
+    const Scope attn = root / "layers" / i / "attn";
+    x = modernbert::layer(b, x, i, root, s,
+                          {.window = i % global_every == 0 ? 0 : local_window, .qkv = attn / "Wqkv"},
+                          {.output_dropout = mlp_dropout});
   }
   b.set_block(-1);
-  x = norm(b, x, "Final_LayerNorm", {root / "final_norm", NormKind::LayerNorm, norm_bias});
+  x = modernbert::final_norm(b, x, root, s);
   if (in.head == Head::Base) return x;
 
-  // ModernBertPredictionHead: dense (classifier_bias) + classifier_activation + norm.
-  auto head = [&](const Value& v) {
-    auto h = dense(b, v, "Head_Transform", Scope("head") / "dense", hidden, hidden, c.flag({"classifier_bias"}, false),
-                   c.text({"classifier_activation"}, "gelu"));
-    return norm(b, h, "Head_LayerNorm", {Scope("head") / "norm", NormKind::LayerNorm, norm_bias});
-  };
+  auto head = [&](const Value& v) { return modernbert::prediction_head(b, c, v, Scope("head"), s); };
   switch (in.head) {
     case Head::MaskedLM: {
       const bool tie = c.flag({"tie_word_embeddings"}, true);
@@ -103,14 +143,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& modernbert_family() {
-  static const Family family{"modernbert",
-                             "models/modernbert/modeling_modernbert.py",
-                             {{"ModernBertModel", Head::Base},
-                              {"ModernBertForMaskedLM", Head::MaskedLM},
-                              {"ModernBertForSequenceClassification", Head::SequenceClassification},
-                              {"ModernBertForTokenClassification", Head::TokenClassification},
-                              {"ModernBertForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"modernbert", "models/modernbert/modeling_modernbert.py",
+                             classes("ModernBert", heads::kEncoder), build};
   return family;
 }
 

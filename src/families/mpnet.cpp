@@ -74,14 +74,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& mpnet_family() {
-  static const Family family{"mpnet",
-                             "models/mpnet/modeling_mpnet.py",
-                             {{"MPNetModel", Head::Base},
-                              {"MPNetForMaskedLM", Head::MaskedLM},
-                              {"MPNetForSequenceClassification", Head::SequenceClassification},
-                              {"MPNetForTokenClassification", Head::TokenClassification},
-                              {"MPNetForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"mpnet", "models/mpnet/modeling_mpnet.py", classes("MPNet", heads::kEncoder), build};
   return family;
 }
 

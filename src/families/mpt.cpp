@@ -11,16 +11,9 @@
 namespace neurarch::families {
 namespace {
 
-Config nested(const Config& c, std::string_view key) {
-  const auto& j = c.json();
-  auto it = j.find(key);
-  nlohmann::json object = it != j.end() && it->is_object() ? *it : nlohmann::json::object();
-  return Config(std::move(object), c.origin() + ":" + std::string(key));
-}
-
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
-  const Config attn = nested(c, "attn_config");
+  const Config attn = c.child("attn_config");
   decoder::DecoderSpec s;
   s.vocab = c.dim({"vocab_size"}, 50368);
   s.hidden = c.dim({"d_model", "hidden_size"}, 2048);

@@ -26,14 +26,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& mra_family() {
-  static const Family family{"mra",
-                             "models/mra/modeling_mra.py",
-                             {{"MraModel", Head::Base},
-                              {"MraForMaskedLM", Head::MaskedLM},
-                              {"MraForSequenceClassification", Head::SequenceClassification},
-                              {"MraForTokenClassification", Head::TokenClassification},
-                              {"MraForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"mra", "models/mra/modeling_mra.py", classes("Mra", heads::kEncoder), build};
   return family;
 }
 

@@ -11,14 +11,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& mt5_family() {
-  static const Family family{"mt5",
-                             "models/mt5/modeling_mt5.py",
-                             {{"MT5Model", Head::Base},
-                              {"MT5ForConditionalGeneration", Head::Seq2SeqLM},
-                              {"MT5EncoderModel", Head::Base},
-                              {"MT5ForSequenceClassification", Head::SequenceClassification},
-                              {"MT5ForTokenClassification", Head::TokenClassification},
-                              {"MT5ForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"mt5", "models/mt5/modeling_mt5.py",
+                             classes("MT5",
+                                     {heads::ForConditionalGeneration, heads::EncoderModel, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

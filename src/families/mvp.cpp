@@ -14,13 +14,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& mvp_family() {
-  static const Family family{"mvp",
-                             "models/mvp/modeling_mvp.py",
-                             {{"MvpModel", Head::Base},
-                              {"MvpForConditionalGeneration", Head::Seq2SeqLM},
-                              {"MvpForSequenceClassification", Head::SequenceClassification},
-                              {"MvpForQuestionAnswering", Head::QuestionAnswering},
-                              {"MvpForCausalLM", Head::CausalLM}},
+  static const Family family{"mvp", "models/mvp/modeling_mvp.py",
+                             classes("Mvp",
+                                     {heads::ForConditionalGeneration, heads::ForSequenceClassification, heads::ForQuestionAnswering, heads::ForCausalLM}),
                              build};
   return family;
 }

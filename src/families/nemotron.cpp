@@ -27,14 +27,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& nemotron_family() {
-  static const Family family{"nemotron",
-                             "models/nemotron/modeling_nemotron.py",
-                             {{"NemotronModel", Head::Base},
-                              {"NemotronForCausalLM", Head::CausalLM},
-                              {"NemotronForSequenceClassification", Head::SequenceClassification},
-                              {"NemotronForTokenClassification", Head::TokenClassification},
-                              {"NemotronForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"nemotron", "models/nemotron/modeling_nemotron.py",
+                             classes("Nemotron", heads::kDecoder), build};
   return family;
 }
 

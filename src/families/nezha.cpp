@@ -17,14 +17,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& nezha_family() {
-  static const Family family{"nezha",
-                             "models/nezha/modeling_nezha.py",
-                             {{"NezhaModel", Head::Base},
-                              {"NezhaForPreTraining", Head::PreTraining},
-                              {"NezhaForMaskedLM", Head::MaskedLM},
-                              {"NezhaForSequenceClassification", Head::SequenceClassification},
-                              {"NezhaForTokenClassification", Head::TokenClassification},
-                              {"NezhaForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"nezha", "models/nezha/modeling_nezha.py",
+                             classes("Nezha",
+                                     {heads::ForPreTraining, heads::ForMaskedLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

@@ -25,11 +25,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& nllb_moe_family() {
-  static const Family family{"nllb-moe",
-                             "models/nllb_moe/modeling_nllb_moe.py",
-                             {{"NllbMoeModel", Head::Base},
-                              {"NllbMoeForConditionalGeneration", Head::Seq2SeqLM}},
-                             build};
+  static const Family family{"nllb-moe", "models/nllb_moe/modeling_nllb_moe.py",
+                             classes("NllbMoe", {heads::ForConditionalGeneration}), build};
   return family;
 }
 

@@ -48,14 +48,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& nystromformer_family() {
-  static const Family family{"nystromformer",
-                             "models/nystromformer/modeling_nystromformer.py",
-                             {{"NystromformerModel", Head::Base},
-                              {"NystromformerForMaskedLM", Head::MaskedLM},
-                              {"NystromformerForSequenceClassification", Head::SequenceClassification},
-                              {"NystromformerForTokenClassification", Head::TokenClassification},
-                              {"NystromformerForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"nystromformer", "models/nystromformer/modeling_nystromformer.py",
+                             classes("Nystromformer", heads::kEncoder), build};
   return family;
 }
 

@@ -1,13 +1,11 @@
 // OLMo (models/olmo/modeling_olmo.py + configuration_olmo.py, transformers 4.47.1): Llama's
 // layer whose LayerNorms have no parameters at all (so the norm nodes own no tensors);
 // attention_bias covers q/k/v/o. clip_qkv clamps activations and adds nothing.
-#include "families/llama_common.hpp"
+#include "families/olmo.hpp"
 
 namespace neurarch::families {
-namespace {
 
-graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  const Config& c = in.config;
+decoder::DecoderSpec olmo::spec(const Config& c) {
   decoder::DecoderSpec s = decoder::read_llama_config(
       c, {.vocab = 50304, .hidden = 4096, .intermediate = 11008, .layers = 32, .heads = 32,
           .positions = 2048, .activation = "silu", .tie_word_embeddings = false});
@@ -16,17 +14,19 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.o_bias = bias;
   s.norm = blocks::NormKind::LayerNorm;
   s.norm_weight = false;
-  return decoder::build_decoder(in, b, s);
+  return s;
+}
+
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  return decoder::build_decoder(in, b, olmo::spec(in.config));
 }
 
 }  // namespace
 
 const Family& olmo_family() {
-  static const Family family{"olmo",
-                             "models/olmo/modeling_olmo.py",
-                             {{"OlmoModel", Head::Base},
-                              {"OlmoForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"olmo", "models/olmo/modeling_olmo.py", classes("Olmo", {heads::ForCausalLM}), build};
   return family;
 }
 

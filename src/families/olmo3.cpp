@@ -1,24 +1,14 @@
 // OLMo 3 (models/olmo3/modeling_olmo3.py + configuration_olmo3.py, transformers 4.57.6): OLMo 2's
 // post-sublayer norms and whole-width q/k norms, with sliding windows per layer_types (by
 // default three sliding layers, then one full).
-#include "families/llama_common.hpp"
+#include "families/olmo.hpp"
 
 namespace neurarch::families {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
-  decoder::DecoderSpec s = decoder::read_llama_config(
-      c, {.vocab = 50304, .hidden = 4096, .intermediate = 11008, .layers = 32, .heads = 32,
-          .positions = 2048, .activation = "silu", .tie_word_embeddings = false});
-  const bool bias = c.flag({"attention_bias"}, false);
-  s.qkv_bias = bias;
-  s.o_bias = bias;
-  s.qk_norm = decoder::QkNorm::Full;
-  s.names.pre_attn_norm.clear();
-  s.names.post_attn_norm = "post_attention_layernorm";
-  s.names.pre_ffn_norm.clear();
-  s.names.post_ffn_norm = "post_feedforward_layernorm";
+  decoder::DecoderSpec s = olmo2::spec(c);
   const std::int64_t window = decoder::window_or_none(c, "sliding_window", 4096);
   s.windows = decoder::windows_from_layer_types(c, s.layers, window);
   if (s.windows.empty())
@@ -29,11 +19,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& olmo3_family() {
-  static const Family family{"olmo3",
-                             "models/olmo3/modeling_olmo3.py",
-                             {{"Olmo3Model", Head::Base},
-                              {"Olmo3ForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"olmo3", "models/olmo3/modeling_olmo3.py", classes("Olmo3", {heads::ForCausalLM}), build};
   return family;
 }
 

@@ -28,10 +28,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& olmoe_family() {
-  static const Family family{"olmoe",
-                             "models/olmoe/modeling_olmoe.py",
-                             {{"OlmoeModel", Head::Base}, {"OlmoeForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"olmoe", "models/olmoe/modeling_olmoe.py", classes("Olmoe", {heads::ForCausalLM}), build};
   return family;
 }
 

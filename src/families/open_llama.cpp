@@ -23,12 +23,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& open_llama_family() {
-  static const Family family{"open-llama",
-                             "models/deprecated/open_llama/modeling_open_llama.py",
-                             {{"OpenLlamaModel", Head::Base},
-                              {"OpenLlamaForCausalLM", Head::CausalLM},
-                              {"OpenLlamaForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"open-llama", "models/deprecated/open_llama/modeling_open_llama.py",
+                             classes("OpenLlama", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
   return family;
 }
 

@@ -60,12 +60,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& openai_gpt_family() {
-  static const Family family{"openai-gpt",
-                             "models/openai/modeling_openai.py",
-                             {{"OpenAIGPTModel", Head::Base},
-                              {"OpenAIGPTLMHeadModel", Head::CausalLM},
-                              {"OpenAIGPTForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"openai-gpt", "models/openai/modeling_openai.py",
+                             classes("OpenAIGPT", {heads::LMHeadModel, heads::ForSequenceClassification}), build};
   return family;
 }
 

@@ -114,12 +114,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& opt_family() {
-  static const Family family{"opt",
-                             "models/opt/modeling_opt.py",
-                             {{"OPTModel", Head::Base},
-                              {"OPTForCausalLM", Head::CausalLM},
-                              {"OPTForSequenceClassification", Head::SequenceClassification},
-                              {"OPTForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"opt", "models/opt/modeling_opt.py",
+                             classes("OPT",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

@@ -18,7 +18,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& owlv2_family() {
   static const Family family{"owlv2", "models/owlv2/modeling_owlv2.py",
-                             {{"Owlv2Model", Head::Base}, {"Owlv2ForObjectDetection", Head::PreTraining}}, build};
+                             classes("Owlv2", {heads::ForObjectDetection}), build};
   return family;
 }
 

@@ -20,7 +20,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& owlvit_family() {
   static const Family family{"owlvit", "models/owlvit/modeling_owlvit.py",
-                             {{"OwlViTModel", Head::Base}, {"OwlViTForObjectDetection", Head::PreTraining}}, build};
+                             classes("OwlViT", {heads::ForObjectDetection}), build};
   return family;
 }
 

@@ -21,8 +21,8 @@ Value box_head(GraphBuilder& b, const Value& x, const std::string& label, const 
 
 Value detector(const BuildInput& in, GraphBuilder& b, const clip::ClipDefaults& defaults, bool objectness) {
   const Config& c = in.config;
-  const Config text_config = clip::sub_config(c, "text_config");
-  const Config vision_config = clip::sub_config(c, "vision_config");
+  const Config text_config = c.child("text_config");
+  const Config vision_config = c.child("vision_config");
   const std::int64_t projection = c.dim({"projection_dim"}, 512);
   const Scope model("owlvit");
   Value query, sequence;

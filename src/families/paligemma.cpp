@@ -19,19 +19,17 @@ namespace {
 using namespace blocks;
 
 Config vision_config_of(const Config& c) {
-  if (c.has("vision_config")) return clip::sub_config(c, "vision_config");
-  return Config({{"model_type", "siglip_vision_model"}, {"intermediate_size", 4096}, {"hidden_size", 1152},
-                 {"patch_size", 14}, {"image_size", 224}, {"num_hidden_layers", 27}, {"num_attention_heads", 16},
-                 {"vision_use_head", false}},
-                c.origin() + ": vision_config");
+  return c.child("vision_config",
+                 {{"model_type", "siglip_vision_model"}, {"intermediate_size", 4096}, {"hidden_size", 1152},
+                  {"patch_size", 14}, {"image_size", 224}, {"num_hidden_layers", 27}, {"num_attention_heads", 16},
+                  {"vision_use_head", false}});
 }
 
 Config text_config_of(const Config& c) {
-  if (c.has("text_config")) return clip::sub_config(c, "text_config");
-  return Config({{"model_type", "gemma"}, {"hidden_size", 2048}, {"num_hidden_layers", 18},
-                 {"intermediate_size", 16384}, {"num_attention_heads", 8}, {"num_key_value_heads", 1},
-                 {"vocab_size", c.dim({"vocab_size"}, 257152)}},
-                c.origin() + ": text_config");
+  if (c.has("text_config")) return c.child("text_config");
+  return c.child("text_config", {{"model_type", "gemma"}, {"hidden_size", 2048}, {"num_hidden_layers", 18},
+                                 {"intermediate_size", 16384}, {"num_attention_heads", 8}, {"num_key_value_heads", 1},
+                                 {"vocab_size", c.dim({"vocab_size"}, 257152)}});
 }
 
 Value build(const BuildInput& in, GraphBuilder& b) {

@@ -15,12 +15,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& pegasus_family() {
-  static const Family family{"pegasus",
-                             "models/pegasus/modeling_pegasus.py",
-                             {{"PegasusModel", Head::Base},
-                              {"PegasusForConditionalGeneration", Head::Seq2SeqLM},
-                              {"PegasusForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"pegasus", "models/pegasus/modeling_pegasus.py",
+                             classes("Pegasus", {heads::ForConditionalGeneration, heads::ForCausalLM}), build};
   return family;
 }
 

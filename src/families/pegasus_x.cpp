@@ -24,10 +24,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& pegasus_x_family() {
-  static const Family family{"pegasus_x",
-                             "models/pegasus_x/modeling_pegasus_x.py",
-                             {{"PegasusXModel", Head::Base}, {"PegasusXForConditionalGeneration", Head::Seq2SeqLM}},
-                             build};
+  static const Family family{"pegasus_x", "models/pegasus_x/modeling_pegasus_x.py",
+                             classes("PegasusX", {heads::ForConditionalGeneration}), build};
   return family;
 }
 

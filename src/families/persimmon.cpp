@@ -39,12 +39,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& persimmon_family() {
-  static const Family family{"persimmon",
-                             "models/persimmon/modeling_persimmon.py",
-                             {{"PersimmonModel", Head::Base},
-                              {"PersimmonForCausalLM", Head::CausalLM},
-                              {"PersimmonForSequenceClassification", Head::SequenceClassification},
-                              {"PersimmonForTokenClassification", Head::TokenClassification}},
+  static const Family family{"persimmon", "models/persimmon/modeling_persimmon.py",
+                             classes("Persimmon",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

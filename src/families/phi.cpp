@@ -41,12 +41,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& phi_family() {
-  static const Family family{"phi",
-                             "models/phi/modeling_phi.py",
-                             {{"PhiModel", Head::Base},
-                              {"PhiForCausalLM", Head::CausalLM},
-                              {"PhiForSequenceClassification", Head::SequenceClassification},
-                              {"PhiForTokenClassification", Head::TokenClassification}},
+  static const Family family{"phi", "models/phi/modeling_phi.py",
+                             classes("Phi",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

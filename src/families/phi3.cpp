@@ -24,12 +24,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& phi3_family() {
-  static const Family family{"phi3",
-                             "models/phi3/modeling_phi3.py",
-                             {{"Phi3Model", Head::Base},
-                              {"Phi3ForCausalLM", Head::CausalLM},
-                              {"Phi3ForSequenceClassification", Head::SequenceClassification},
-                              {"Phi3ForTokenClassification", Head::TokenClassification}},
+  static const Family family{"phi3", "models/phi3/modeling_phi3.py",
+                             classes("Phi3",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

@@ -31,12 +31,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& phimoe_family() {
-  static const Family family{"phimoe",
-                             "models/phimoe/modeling_phimoe.py",
-                             {{"PhimoeModel", Head::Base},
-                              {"PhimoeForCausalLM", Head::CausalLM},
-                              {"PhimoeForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"phimoe", "models/phimoe/modeling_phimoe.py",
+                             classes("Phimoe", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
   return family;
 }
 

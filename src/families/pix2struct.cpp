@@ -127,8 +127,8 @@ Value decoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Valu
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const Config vision_config = clip::sub_config(c, "vision_config");
-  const Config text_config = clip::sub_config(c, "text_config");
+  const Config vision_config = c.child("vision_config");
+  const Config text_config = c.child("text_config");
   auto memory = encoder(in, b, vision_config);
   return decoder(in, b, text_config, memory, c.flag({"tie_word_embeddings"}, false), b.next_block());
 }

@@ -13,8 +13,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& pixtral_family() {
-  static const Family family{"pixtral", "models/pixtral/modeling_pixtral.py", {{"PixtralVisionModel", Head::Base}},
-                             build};
+  static const Family family{"pixtral", "models/pixtral/modeling_pixtral.py", classes("PixtralVision"), build};
   return family;
 }
 

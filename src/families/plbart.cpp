@@ -16,12 +16,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& plbart_family() {
-  static const Family family{"plbart",
-                             "models/plbart/modeling_plbart.py",
-                             {{"PLBartModel", Head::Base},
-                              {"PLBartForConditionalGeneration", Head::Seq2SeqLM},
-                              {"PLBartForSequenceClassification", Head::SequenceClassification},
-                              {"PLBartForCausalLM", Head::CausalLM}},
+  static const Family family{"plbart", "models/plbart/modeling_plbart.py",
+                             classes("PLBart",
+                                     {heads::ForConditionalGeneration, heads::ForSequenceClassification, heads::ForCausalLM}),
                              build};
   return family;
 }

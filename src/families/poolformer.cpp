@@ -98,9 +98,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& poolformer_family() {
   static const Family family{"poolformer", "models/poolformer/modeling_poolformer.py",
-                             {{"PoolFormerModel", Head::Base},
-                              {"PoolFormerForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("PoolFormer", {heads::ForImageClassification}), build};
   return family;
 }
 

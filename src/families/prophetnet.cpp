@@ -5,11 +5,8 @@
 namespace neurarch::families {
 
 const Family& prophetnet_family() {
-  static const Family family{"prophetnet",
-                             "models/prophetnet/modeling_prophetnet.py",
-                             {{"ProphetNetModel", Head::Base},
-                              {"ProphetNetForConditionalGeneration", Head::Seq2SeqLM},
-                              {"ProphetNetForCausalLM", Head::CausalLM}},
+  static const Family family{"prophetnet", "models/prophetnet/modeling_prophetnet.py",
+                             classes("ProphetNet", {heads::ForConditionalGeneration, heads::ForCausalLM}),
                              prophetnet::build};
   return family;
 }

@@ -5,12 +5,9 @@
 // plain MLP mlp_ratios[i] wide (mix_transformer.hpp). Tokens fold back into a map between stages; the last
 // stage's tokens (CLS first) go through the encoder's LayerNorm, and the classifier reads the CLS token. Other
 // image sizes interpolate the position tables.
-#include <initializer_list>
-#include <utility>
 
 #include <fmt/format.h>
 
-#include "families/config_lists.hpp"
 #include "families/family.hpp"
 #include "families/mix_transformer.hpp"
 
@@ -24,22 +21,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   const std::int64_t channels = c.dim({"num_channels"}, 3);
   const std::int64_t stages = c.dim({"num_encoder_blocks"}, 4);
-  const auto depths = size_list(c, "depths", {2, 2, 2, 2});
-  const auto hidden = size_list(c, "hidden_sizes", {64, 128, 320, 512});
-  const auto sr = size_list(c, "sequence_reduction_ratios", {8, 4, 2, 1});
-  const auto patches = size_list(c, "patch_sizes", {4, 2, 2, 2});
-  const auto strides = size_list(c, "strides", {4, 2, 2, 2});
-  const auto heads = size_list(c, "num_attention_heads", {1, 2, 5, 8});
-  const auto ratios = size_list(c, "mlp_ratios", {8, 8, 4, 4});
-  using Named = std::pair<const char*, const std::vector<std::int64_t>*>;
-  for (const auto& [key, list] : std::initializer_list<Named>{{"depths", &depths},
-                                                              {"hidden_sizes", &hidden},
-                                                              {"sequence_reduction_ratios", &sr},
-                                                              {"patch_sizes", &patches},
-                                                              {"strides", &strides},
-                                                              {"num_attention_heads", &heads},
-                                                              {"mlp_ratios", &ratios}})
-    require_length(c, key, *list, static_cast<std::size_t>(stages));
+  // PvtConfig: PVT v2's lists with wider stages, non-overlapping patches and its own ratio key.
+  mix::StageDefaults defaults = mix::pvt_v2_defaults();
+  defaults.lists.hidden = {64, 128, 320, 512};
+  defaults.lists.patches = {4, 2, 2, 2};
+  defaults.sr_key = "sequence_reduction_ratios";
+  const auto [depths, hidden, sr, patches, strides, heads, ratios] = mix::read_stages(c, defaults, stages);
   const std::string act = c.text({"hidden_act"}, "gelu");
   const bool qkv_bias = c.flag({"qkv_bias"}, true);
   const double hidden_dropout = c.number({"hidden_dropout_prob"}, 0.0);
@@ -96,8 +83,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& pvt_family() {
   static const Family family{"pvt", "models/pvt/modeling_pvt.py",
-                             {{"PvtModel", Head::Base}, {"PvtForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Pvt", {heads::ForImageClassification}), build};
   return family;
 }
 

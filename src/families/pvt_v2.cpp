@@ -4,12 +4,9 @@
 // keys and values come from a 7x7 pooled map through a 1x1 conv instead) and a depthwise-conv MLP mlp_ratios[i]
 // wide, then the stage's LayerNorm; tokens fold back into a map for the next stage. The classifier averages the
 // last stage's tokens.
-#include <initializer_list>
-#include <utility>
 
 #include <fmt/format.h>
 
-#include "families/config_lists.hpp"
 #include "families/family.hpp"
 #include "families/mix_transformer.hpp"
 #include "families/vit_common.hpp"
@@ -23,22 +20,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   const std::int64_t channels = c.dim({"num_channels"}, 3);
   const std::int64_t stages = c.dim({"num_encoder_blocks"}, 4);
-  const auto depths = size_list(c, "depths", {2, 2, 2, 2});
-  const auto hidden = size_list(c, "hidden_sizes", {32, 64, 160, 256});
-  const auto sr = size_list(c, "sr_ratios", {8, 4, 2, 1});
-  const auto patches = size_list(c, "patch_sizes", {7, 3, 3, 3});
-  const auto strides = size_list(c, "strides", {4, 2, 2, 2});
-  const auto heads = size_list(c, "num_attention_heads", {1, 2, 5, 8});
-  const auto ratios = size_list(c, "mlp_ratios", {8, 8, 4, 4});
-  using Named = std::pair<const char*, const std::vector<std::int64_t>*>;
-  for (const auto& [key, list] : std::initializer_list<Named>{{"depths", &depths},
-                                                              {"hidden_sizes", &hidden},
-                                                              {"sr_ratios", &sr},
-                                                              {"patch_sizes", &patches},
-                                                              {"strides", &strides},
-                                                              {"num_attention_heads", &heads},
-                                                              {"mlp_ratios", &ratios}})
-    require_length(c, key, *list, static_cast<std::size_t>(stages));
+  const auto [depths, hidden, sr, patches, strides, heads, ratios] = mix::read_stages(c, mix::pvt_v2_defaults(), stages);
   const std::string act = c.text({"hidden_act"}, "gelu");
   const bool linear = c.flag({"linear_attention"}, false);
   const bool qkv_bias = c.flag({"qkv_bias"}, true);
@@ -86,8 +68,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& pvt_v2_family() {
   static const Family family{"pvt_v2", "models/pvt_v2/modeling_pvt_v2.py",
-                             {{"PvtV2Model", Head::Base}, {"PvtV2ForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("PvtV2", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -32,14 +32,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& qwen2_family() {
-  static const Family family{"qwen2",
-                             "models/qwen2/modeling_qwen2.py",
-                             {{"Qwen2Model", Head::Base},
-                              {"Qwen2ForCausalLM", Head::CausalLM},
-                              {"Qwen2ForSequenceClassification", Head::SequenceClassification},
-                              {"Qwen2ForTokenClassification", Head::TokenClassification},
-                              {"Qwen2ForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"qwen2", "models/qwen2/modeling_qwen2.py", classes("Qwen2", heads::kDecoder), build};
   return family;
 }
 

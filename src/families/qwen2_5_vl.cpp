@@ -18,7 +18,7 @@ using namespace blocks;
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   const Config text_config = qwen2_vl::text_config_of(c);
-  const Config vision_config = clip::sub_config(c, "vision_config");
+  const Config vision_config = c.child("vision_config");
   const decoder::DecoderSpec text = qwen2_vl::text_spec(text_config);
   const bool with_head = in.head != Head::Base;
   qwen2_vl::ImageGrid grid;
@@ -53,9 +53,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& qwen2_5_vl_family() {
   static const Family family{"qwen2_5_vl", "models/qwen2_5_vl/modeling_qwen2_5_vl.py",
-                             {{"Qwen2_5_VLModel", Head::Base},
-                              {"Qwen2_5_VLForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("Qwen2_5_VL", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

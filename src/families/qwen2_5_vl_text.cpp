@@ -15,7 +15,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 
 const Family& qwen2_5_vl_text_family() {
   static const Family family{"qwen2_5_vl_text", "models/qwen2_5_vl/modeling_qwen2_5_vl.py",
-                             {{"Qwen2_5_VLTextModel", Head::Base}}, build};
+                             classes("Qwen2_5_VLText"), build};
   return family;
 }
 

@@ -47,12 +47,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& qwen2_moe_family() {
-  static const Family family{"qwen2_moe",
-                             "models/qwen2_moe/modeling_qwen2_moe.py",
-                             {{"Qwen2MoeModel", Head::Base},
-                              {"Qwen2MoeForCausalLM", Head::CausalLM},
-                              {"Qwen2MoeForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"qwen2_moe", "models/qwen2_moe/modeling_qwen2_moe.py",
+                             classes("Qwen2Moe", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
   return family;
 }
 

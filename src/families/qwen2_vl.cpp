@@ -18,7 +18,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   const decoder::DecoderSpec text = qwen2_vl::text_spec(c);
   if (in.head == Head::Base) return decoder::build_decoder(in, b, text);
-  const Config vision_config = clip::sub_config(c, "vision_config");
+  const Config vision_config = c.child("vision_config");
   qwen2_vl::ImageGrid grid;
   Value image;
   {
@@ -46,8 +46,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& qwen2_vl_family() {
   static const Family family{"qwen2_vl", "models/qwen2_vl/modeling_qwen2_vl.py",
-                             {{"Qwen2VLModel", Head::Base}, {"Qwen2VLForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             classes("Qwen2VL", {heads::VisionLanguageGeneration}), build};
   return family;
 }
 

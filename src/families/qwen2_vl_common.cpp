@@ -26,8 +26,9 @@ decoder::DecoderSpec text_spec(const Config& text) {
 }
 
 Config text_config_of(const Config& c) {
-  if (c.has("text_config")) return clip::sub_config(c, "text_config");
-  return Config(c.json(), c.origin());
+  // Older Qwen2-VL configs hold the text model's keys at the top level.
+  if (c.has("text_config")) return c.child("text_config");
+  return c;
 }
 
 namespace {

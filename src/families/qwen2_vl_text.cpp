@@ -14,8 +14,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& qwen2_vl_text_family() {
-  static const Family family{"qwen2_vl_text", "models/qwen2_vl/modeling_qwen2_vl.py",
-                             {{"Qwen2VLTextModel", Head::Base}}, build};
+  static const Family family{"qwen2_vl_text", "models/qwen2_vl/modeling_qwen2_vl.py", classes("Qwen2VLText"), build};
   return family;
 }
 

@@ -25,14 +25,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& qwen3_family() {
-  static const Family family{"qwen3",
-                             "models/qwen3/modeling_qwen3.py",
-                             {{"Qwen3Model", Head::Base},
-                              {"Qwen3ForCausalLM", Head::CausalLM},
-                              {"Qwen3ForSequenceClassification", Head::SequenceClassification},
-                              {"Qwen3ForTokenClassification", Head::TokenClassification},
-                              {"Qwen3ForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"qwen3", "models/qwen3/modeling_qwen3.py", classes("Qwen3", heads::kDecoder), build};
   return family;
 }
 

@@ -38,12 +38,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& qwen3_moe_family() {
-  static const Family family{"qwen3_moe",
-                             "models/qwen3_moe/modeling_qwen3_moe.py",
-                             {{"Qwen3MoeModel", Head::Base},
-                              {"Qwen3MoeForCausalLM", Head::CausalLM},
-                              {"Qwen3MoeForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"qwen3_moe", "models/qwen3_moe/modeling_qwen3_moe.py",
+                             classes("Qwen3Moe", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
   return family;
 }
 

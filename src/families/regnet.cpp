@@ -92,8 +92,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& regnet_family() {
   static const Family family{"regnet", "models/regnet/modeling_regnet.py",
-                             {{"RegNetModel", Head::Base}, {"RegNetForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("RegNet", {heads::ForImageClassification}), build};
   return family;
 }
 

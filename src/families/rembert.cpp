@@ -50,15 +50,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& rembert_family() {
-  static const Family family{"rembert",
-                             "models/rembert/modeling_rembert.py",
-                             {{"RemBertModel", Head::Base},
-                              {"RemBertForMaskedLM", Head::MaskedLM},
-                              {"RemBertForCausalLM", Head::CausalLM},
-                              {"RemBertForSequenceClassification", Head::SequenceClassification},
-                              {"RemBertForTokenClassification", Head::TokenClassification},
-                              {"RemBertForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"rembert", "models/rembert/modeling_rembert.py",
+                             classes("RemBert", heads::kRoberta), build};
   return family;
 }
 

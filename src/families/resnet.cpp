@@ -28,8 +28,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& resnet_family() {
   static const Family family{"resnet", "models/resnet/modeling_resnet.py",
-                             {{"ResNetModel", Head::Base}, {"ResNetForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("ResNet", {heads::ForImageClassification}), build};
   return family;
 }
 

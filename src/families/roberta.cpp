@@ -9,26 +9,15 @@ namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   // RobertaConfig differs from BertConfig only in its vocabulary and pad id.
-  static const bert::Layout layout{.prefix = "roberta",
-                                   .defaults = {.vocab = 50265, .pad = 1},
-                                   .heads = bert::HeadStyle::Roberta,
-                                   .pooler = bert::PoolerUse::BaseOnly,
-                                   .roberta_positions = true};
+  static const bert::Layout layout = bert::roberta_layout("roberta", {.vocab = 50265});
   return bert::build(in, b, layout);
 }
 
 }  // namespace
 
 const Family& roberta_family() {
-  static const Family family{"roberta",
-                             "models/roberta/modeling_roberta.py",
-                             {{"RobertaModel", Head::Base},
-                              {"RobertaForMaskedLM", Head::MaskedLM},
-                              {"RobertaForCausalLM", Head::CausalLM},
-                              {"RobertaForSequenceClassification", Head::SequenceClassification},
-                              {"RobertaForTokenClassification", Head::TokenClassification},
-                              {"RobertaForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"roberta", "models/roberta/modeling_roberta.py",
+                             classes("Roberta", heads::kRoberta), build};
   return family;
 }
 

@@ -8,28 +8,19 @@ namespace neurarch::families {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  static const bert::Layout layout{
-      .prefix = "roberta_prelayernorm",
-      .defaults = {.vocab = 50265, .pad = 1},
-      .heads = bert::HeadStyle::Roberta,
-      .pooler = bert::PoolerUse::BaseOnly,
-      .roberta_positions = true,
-      .pre_norm = bert::PreNormNames{.attention = "LayerNorm", .ffn = "intermediate.LayerNorm", .final = "LayerNorm"}};
+  static const bert::Layout layout = [] {
+    bert::Layout l = bert::roberta_layout("roberta_prelayernorm", {.vocab = 50265});
+    l.pre_norm = bert::PreNormNames{.attention = "LayerNorm", .ffn = "intermediate.LayerNorm", .final = "LayerNorm"};
+    return l;
+  }();
   return bert::build(in, b, layout);
 }
 
 }  // namespace
 
 const Family& roberta_prelayernorm_family() {
-  static const Family family{"roberta-prelayernorm",
-                             "models/roberta_prelayernorm/modeling_roberta_prelayernorm.py",
-                             {{"RobertaPreLayerNormModel", Head::Base},
-                              {"RobertaPreLayerNormForMaskedLM", Head::MaskedLM},
-                              {"RobertaPreLayerNormForCausalLM", Head::CausalLM},
-                              {"RobertaPreLayerNormForSequenceClassification", Head::SequenceClassification},
-                              {"RobertaPreLayerNormForTokenClassification", Head::TokenClassification},
-                              {"RobertaPreLayerNormForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"roberta-prelayernorm", "models/roberta_prelayernorm/modeling_roberta_prelayernorm.py",
+                             classes("RobertaPreLayerNorm", heads::kRoberta), build};
   return family;
 }
 

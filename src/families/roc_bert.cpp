@@ -55,15 +55,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& roc_bert_family() {
-  static const Family family{"roc_bert",
-                             "models/roc_bert/modeling_roc_bert.py",
-                             {{"RoCBertModel", Head::Base},
-                              {"RoCBertForMaskedLM", Head::MaskedLM},
-                              {"RoCBertForCausalLM", Head::CausalLM},
-                              {"RoCBertForSequenceClassification", Head::SequenceClassification},
-                              {"RoCBertForTokenClassification", Head::TokenClassification},
-                              {"RoCBertForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"roc_bert", "models/roc_bert/modeling_roc_bert.py",
+                             classes("RoCBert", heads::kRoberta), build};
   return family;
 }
 

@@ -48,15 +48,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& roformer_family() {
-  static const Family family{"roformer",
-                             "models/roformer/modeling_roformer.py",
-                             {{"RoFormerModel", Head::Base},
-                              {"RoFormerForMaskedLM", Head::MaskedLM},
-                              {"RoFormerForCausalLM", Head::CausalLM},
-                              {"RoFormerForSequenceClassification", Head::SequenceClassification},
-                              {"RoFormerForTokenClassification", Head::TokenClassification},
-                              {"RoFormerForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"roformer", "models/roformer/modeling_roformer.py",
+                             classes("RoFormer", heads::kRoberta), build};
   return family;
 }
 

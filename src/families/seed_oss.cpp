@@ -21,12 +21,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& seed_oss_family() {
-  static const Family family{"seed_oss",
-                             "models/seed_oss/modeling_seed_oss.py",
-                             {{"SeedOssModel", Head::Base},
-                              {"SeedOssForCausalLM", Head::CausalLM},
-                              {"SeedOssForSequenceClassification", Head::SequenceClassification},
-                              {"SeedOssForTokenClassification", Head::TokenClassification}},
+  static const Family family{"seed_oss", "models/seed_oss/modeling_seed_oss.py",
+                             classes("SeedOss",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

@@ -4,13 +4,10 @@
 // sr_ratios[i] x sr_ratios[i] stride conv + LayerNorm (none when the ratio is 1), and a Mix-FFN (dense1 -> 3x3
 // depthwise conv -> act -> dense2), then a per-stage LayerNorm; the tokens are folded back into a map for the next
 // stage (the last one too, with reshape_last_stage). The classifier averages the last stage's tokens.
-#include <initializer_list>
-#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "families/config_lists.hpp"
 #include "families/family.hpp"
 #include "families/mix_transformer.hpp"
 
@@ -25,21 +22,8 @@ using mix::as_tokens;
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   const std::int64_t channels = c.dim({"num_channels"}, 3);
-  const auto depths = size_list(c, "depths", {2, 2, 2, 2});
-  const auto hidden = size_list(c, "hidden_sizes", {32, 64, 160, 256});
-  const auto sr = size_list(c, "sr_ratios", {8, 4, 2, 1});
-  const auto patches = size_list(c, "patch_sizes", {7, 3, 3, 3});
-  const auto strides = size_list(c, "strides", {4, 2, 2, 2});
-  const auto heads = size_list(c, "num_attention_heads", {1, 2, 5, 8});
-  const auto ratios = size_list(c, "mlp_ratios", {4, 4, 4, 4});
-  using Named = std::pair<const char*, const std::vector<std::int64_t>*>;
-  for (const auto& [key, list] : std::initializer_list<Named>{{"hidden_sizes", &hidden},
-                                                              {"sr_ratios", &sr},
-                                                              {"patch_sizes", &patches},
-                                                              {"strides", &strides},
-                                                              {"num_attention_heads", &heads},
-                                                              {"mlp_ratios", &ratios}})
-    require_length(c, key, *list, depths.size());
+  const auto [depths, hidden, sr, patches, strides, heads, ratios] =
+      mix::read_stages(c, mix::segformer_defaults(), std::nullopt);
   const std::string act = c.text({"hidden_act"}, "gelu");
   const double hidden_dropout = c.number({"hidden_dropout_prob"}, 0.0);
   const double attention_dropout = c.number({"attention_probs_dropout_prob"}, 0.0);
@@ -86,9 +70,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& segformer_family() {
   static const Family family{"segformer", "models/segformer/modeling_segformer.py",
-                             {{"SegformerModel", Head::Base},
-                              {"SegformerForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Segformer", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -16,12 +16,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& sew_family() {
-  static const Family family{"sew",
-                             "models/sew/modeling_sew.py",
-                             {{"SEWModel", Head::Base},
-                              {"SEWForCTC", Head::CausalLM},
-                              {"SEWForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"sew", "models/sew/modeling_sew.py", classes("SEW", heads::kSpeech), build};
   return family;
 }
 

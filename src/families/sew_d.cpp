@@ -15,12 +15,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& sew_d_family() {
-  static const Family family{"sew-d",
-                             "models/sew_d/modeling_sew_d.py",
-                             {{"SEWDModel", Head::Base},
-                              {"SEWDForCTC", Head::CausalLM},
-                              {"SEWDForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"sew-d", "models/sew_d/modeling_sew_d.py", classes("SEWD", heads::kSpeech), build};
   return family;
 }
 

@@ -17,7 +17,7 @@ using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const std::string text_type = clip::sub_config(c, "text_config").text({"model_type"}, "gemma3_text");
+  const std::string text_type = c.child("text_config").text({"model_type"}, "gemma3_text");
   if (in.head == Head::CausalLM) return gemma3::conditional_generation(in, b, Scope("model"), Scope(), text_type);
   BuildInput lm = in;
   lm.head = Head::CausalLM;

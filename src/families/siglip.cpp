@@ -15,8 +15,7 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 
 const Family& siglip_family() {
   static const Family family{"siglip", "models/siglip/modeling_siglip.py",
-                             {{"SiglipModel", Head::Base}, {"SiglipForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Siglip", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -15,9 +15,7 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 
 const Family& siglip2_family() {
   static const Family family{"siglip2", "models/siglip2/modeling_siglip2.py",
-                             {{"Siglip2Model", Head::Base},
-                              {"Siglip2ForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Siglip2", {heads::ForImageClassification}), build};
   return family;
 }
 

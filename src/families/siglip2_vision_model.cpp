@@ -14,7 +14,7 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 
 const Family& siglip2_vision_model_family() {
   static const Family family{"siglip2_vision_model", "models/siglip2/modeling_siglip2.py",
-                             {{"Siglip2VisionModel", Head::Base}}, build};
+                             classes("Siglip2Vision"), build};
   return family;
 }
 

@@ -14,8 +14,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& siglip_vision_model_family() {
-  static const Family family{"siglip_vision_model", "models/siglip/modeling_siglip.py",
-                             {{"SiglipVisionModel", Head::Base}}, build};
+  static const Family family{"siglip_vision_model", "models/siglip/modeling_siglip.py", classes("SiglipVision"), build};
   return family;
 }
 

@@ -25,14 +25,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& smollm3_family() {
-  static const Family family{"smollm3",
-                             "models/smollm3/modeling_smollm3.py",
-                             {{"SmolLM3Model", Head::Base},
-                              {"SmolLM3ForCausalLM", Head::CausalLM},
-                              {"SmolLM3ForSequenceClassification", Head::SequenceClassification},
-                              {"SmolLM3ForTokenClassification", Head::TokenClassification},
-                              {"SmolLM3ForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"smollm3", "models/smollm3/modeling_smollm3.py",
+                             classes("SmolLM3", heads::kDecoder), build};
   return family;
 }
 

@@ -24,11 +24,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& speech_to_text_family() {
-  static const Family family{"speech_to_text",
-                             "models/speech_to_text/modeling_speech_to_text.py",
-                             {{"Speech2TextModel", Head::Base},
-                              {"Speech2TextForConditionalGeneration", Head::Seq2SeqLM}},
-                             build};
+  static const Family family{"speech_to_text", "models/speech_to_text/modeling_speech_to_text.py",
+                             classes("Speech2Text", {heads::ForConditionalGeneration}), build};
   return family;
 }
 

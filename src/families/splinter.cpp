@@ -36,10 +36,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& splinter_family() {
-  static const Family family{"splinter",
-                             "models/splinter/modeling_splinter.py",
-                             {{"SplinterModel", Head::Base}, {"SplinterForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"splinter", "models/splinter/modeling_splinter.py",
+                             classes("Splinter", {heads::ForQuestionAnswering}), build};
   return family;
 }
 

@@ -96,14 +96,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& squeezebert_family() {
-  static const Family family{"squeezebert",
-                             "models/squeezebert/modeling_squeezebert.py",
-                             {{"SqueezeBertModel", Head::Base},
-                              {"SqueezeBertForMaskedLM", Head::MaskedLM},
-                              {"SqueezeBertForSequenceClassification", Head::SequenceClassification},
-                              {"SqueezeBertForTokenClassification", Head::TokenClassification},
-                              {"SqueezeBertForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"squeezebert", "models/squeezebert/modeling_squeezebert.py",
+                             classes("SqueezeBert", heads::kEncoder), build};
   return family;
 }
 

@@ -31,12 +31,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& stablelm_family() {
-  static const Family family{"stablelm",
-                             "models/stablelm/modeling_stablelm.py",
-                             {{"StableLmModel", Head::Base},
-                              {"StableLmForCausalLM", Head::CausalLM},
-                              {"StableLmForSequenceClassification", Head::SequenceClassification},
-                              {"StableLmForTokenClassification", Head::TokenClassification}},
+  static const Family family{"stablelm", "models/stablelm/modeling_stablelm.py",
+                             classes("StableLm",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

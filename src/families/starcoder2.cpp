@@ -31,12 +31,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& starcoder2_family() {
-  static const Family family{"starcoder2",
-                             "models/starcoder2/modeling_starcoder2.py",
-                             {{"Starcoder2Model", Head::Base},
-                              {"Starcoder2ForCausalLM", Head::CausalLM},
-                              {"Starcoder2ForSequenceClassification", Head::SequenceClassification},
-                              {"Starcoder2ForTokenClassification", Head::TokenClassification}},
+  static const Family family{"starcoder2", "models/starcoder2/modeling_starcoder2.py",
+                             classes("Starcoder2",
+                                     {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

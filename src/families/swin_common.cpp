@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "families/config_lists.hpp"
+
 namespace neurarch::families::swin {
 
 using namespace blocks;
@@ -47,6 +49,32 @@ void attend_in_windows(GraphBuilder& b, const Value& attn, std::int64_t w, std::
   const std::int64_t windows = ceil_div(grid_h, w) * ceil_div(grid_w, w);
   if (first && windows * w * w != grid_h * grid_w)
     b.note(fmt::format("stage {}: the {}x{} token grid is padded to whole {}x{} windows", stage, grid_h, grid_w, w, w));
+}
+
+Settings read_settings(const Config& c) {
+  Settings s{.embed = c.dim({"embed_dim"}, 96),
+             .depths = size_list(c, "depths", {2, 2, 6, 2}),
+             .heads = size_list(c, "num_heads", {3, 6, 12, 24}),
+             .window = c.dim({"window_size"}, 7),
+             .mlp_ratio = c.number({"mlp_ratio"}, 4.0),
+             .qkv_bias = c.flag({"qkv_bias"}, true),
+             .hidden_dropout = c.number({"hidden_dropout_prob"}, 0.0),
+             .attention_dropout = c.number({"attention_probs_dropout_prob"}, 0.0),
+             .activation = c.text({"hidden_act"}, "gelu")};
+  require_length(c, "num_heads", s.heads, s.depths.size());
+  return s;
+}
+
+Embedded stem(const BuildInput& in, GraphBuilder& b, const Settings& s, const Scope& root) {
+  const Config& c = in.config;
+  const std::int64_t channels = c.dim({"num_channels"}, 3);
+  const std::int64_t configured_image = c.dim({"image_size"}, 224);
+  const std::int64_t image = in.image_size(configured_image);
+  auto pixels = b.input({channels, image, image}, "pixels");
+  return embed(b, pixels, root / "embeddings",
+               {.channels = channels, .patch = c.dim({"patch_size"}, 4), .dim = s.embed,
+                .configured_image = configured_image, .image = image,
+                .absolute = c.flag({"use_absolute_embeddings"}, false), .dropout = s.hidden_dropout});
 }
 
 }  // namespace neurarch::families::swin

@@ -3,6 +3,8 @@
 // patch_size-stride conv, LayerNorm, optional absolute positions) and the sizing of window attention (the
 // window shrinks to the grid when the grid is smaller; the grid is padded to whole windows).
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "families/family.hpp"
 
@@ -31,6 +33,22 @@ struct Embedded {
 
 /// The embeddings module under `emb` (patch_embeddings.projection, norm, position_embeddings).
 Embedded embed(GraphBuilder& b, const Value& pixels, const Scope& emb, const EmbedSpec& spec);
+
+/// SwinConfig's encoder keys, which Swinv2Config keeps with the same defaults.
+struct Settings {
+  std::int64_t embed;
+  std::vector<std::int64_t> depths, heads;  ///< one entry a stage
+  std::int64_t window;
+  double mlp_ratio;
+  bool qkv_bias;
+  double hidden_dropout, attention_dropout;
+  std::string activation;
+};
+Settings read_settings(const Config& c);
+
+/// The pixels (num_channels; --image-size, else image_size) through the embeddings under `root`.embeddings
+/// (patch_size, use_absolute_embeddings).
+Embedded stem(const BuildInput& in, GraphBuilder& b, const Settings& s, const Scope& root);
 
 /// The window side a layer attends within on a grid_h x grid_w grid (never larger than the grid).
 std::int64_t window_side(std::int64_t window, std::int64_t grid_h, std::int64_t grid_w);

@@ -8,7 +8,6 @@
 // The reference has only the eager attention path, so the score matrices are kept.
 #include <fmt/format.h>
 
-#include "families/config_lists.hpp"
 #include "families/family.hpp"
 #include "families/swin_common.hpp"
 
@@ -22,28 +21,10 @@ constexpr std::int64_t kPositionBiasHidden = 512;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const std::int64_t channels = c.dim({"num_channels"}, 3);
-  const std::int64_t patch = c.dim({"patch_size"}, 4);
-  const std::int64_t embed = c.dim({"embed_dim"}, 96);
-  const auto depths = size_list(c, "depths", {2, 2, 6, 2});
-  const auto heads = size_list(c, "num_heads", {3, 6, 12, 24});
-  require_length(c, "num_heads", heads, depths.size());
-  const std::int64_t window = c.dim({"window_size"}, 7);
-  const double mlp_ratio = c.number({"mlp_ratio"}, 4.0);
-  const bool qkv_bias = c.flag({"qkv_bias"}, true);
-  const double hidden_dropout = c.number({"hidden_dropout_prob"}, 0.0);
-  const double attention_dropout = c.number({"attention_probs_dropout_prob"}, 0.0);
-  const std::string act = c.text({"hidden_act"}, "gelu");
-  const std::int64_t configured_image = c.dim({"image_size"}, 224);
-  const std::int64_t image = in.image_size(configured_image);
-
+  const swin::Settings settings = swin::read_settings(c);
+  const auto& [embed, depths, heads, window, mlp_ratio, qkv_bias, hidden_dropout, attention_dropout, act] = settings;
   const Scope root = in.head == Head::Base ? Scope() : Scope("swinv2");
-  auto pixels = b.input({channels, image, image}, "pixels");
-  auto [x, grid_h, grid_w] = swin::embed(b, pixels, root / "embeddings",
-                                         {.channels = channels, .patch = patch, .dim = embed,
-                                          .configured_image = configured_image, .image = image,
-                                          .absolute = c.flag({"use_absolute_embeddings"}, false),
-                                          .dropout = hidden_dropout});
+  auto [x, grid_h, grid_w] = swin::stem(in, b, settings, root);
 
   std::int64_t dim = embed;
   std::int64_t block = 0;
@@ -98,9 +79,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& swinv2_family() {
   static const Family family{"swinv2", "models/swinv2/modeling_swinv2.py",
-                             {{"Swinv2Model", Head::Base},
-                              {"Swinv2ForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Swinv2", {heads::ForImageClassification}), build};
   return family;
 }
 

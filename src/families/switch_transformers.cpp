@@ -17,11 +17,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& switch_transformers_family() {
-  static const Family family{"switch_transformers",
-                             "models/switch_transformers/modeling_switch_transformers.py",
-                             {{"SwitchTransformersModel", Head::Base},
-                              {"SwitchTransformersForConditionalGeneration", Head::Seq2SeqLM},
-                              {"SwitchTransformersEncoderModel", Head::Base}},
+  static const Family family{"switch_transformers", "models/switch_transformers/modeling_switch_transformers.py",
+                             classes("SwitchTransformers", {heads::ForConditionalGeneration, heads::EncoderModel}),
                              build};
   return family;
 }

@@ -13,14 +13,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& t5_family() {
-  static const Family family{"t5",
-                             "models/t5/modeling_t5.py",
-                             {{"T5Model", Head::Base},
-                              {"T5ForConditionalGeneration", Head::Seq2SeqLM},
-                              {"T5EncoderModel", Head::Base},
-                              {"T5ForSequenceClassification", Head::SequenceClassification},
-                              {"T5ForTokenClassification", Head::TokenClassification},
-                              {"T5ForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"t5", "models/t5/modeling_t5.py",
+                             classes("T5",
+                                     {heads::ForConditionalGeneration, heads::EncoderModel, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

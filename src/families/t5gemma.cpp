@@ -144,8 +144,8 @@ class Builder {
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const Config encoder_config = clip::sub_config(c, "encoder");
-  const Config decoder_config = c.raw({"decoder"}) ? clip::sub_config(c, "decoder") : encoder_config;
+  const Config encoder_config = c.child("encoder");
+  const Config decoder_config = c.raw({"decoder"}) ? c.child("decoder") : encoder_config;
   const std::int64_t vocab = c.dim({"vocab_size"}, 256000);
   const StackDims enc = read_stack(encoder_config, vocab);
   const StackDims dec = read_stack(decoder_config, vocab);
@@ -203,13 +203,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& t5gemma_family() {
-  static const Family family{"t5gemma",
-                             "models/t5gemma/modeling_t5gemma.py",
-                             {{"T5GemmaModel", Head::Base},
-                              {"T5GemmaForConditionalGeneration", Head::Seq2SeqLM},
-                              {"T5GemmaEncoderModel", Head::Base},
-                              {"T5GemmaForSequenceClassification", Head::SequenceClassification},
-                              {"T5GemmaForTokenClassification", Head::TokenClassification}},
+  static const Family family{"t5gemma", "models/t5gemma/modeling_t5gemma.py",
+                             classes("T5Gemma",
+                                     {heads::ForConditionalGeneration, heads::EncoderModel, heads::ForSequenceClassification, heads::ForTokenClassification}),
                              build};
   return family;
 }

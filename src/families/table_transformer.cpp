@@ -15,9 +15,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 
 const Family& table_transformer_family() {
   static const Family family{"table-transformer", "models/table_transformer/modeling_table_transformer.py",
-                             {{"TableTransformerModel", Head::Base},
-                              {"TableTransformerForObjectDetection", Head::PreTraining}},
-                             build};
+                             classes("TableTransformer", {heads::ForObjectDetection}), build};
   return family;
 }
 

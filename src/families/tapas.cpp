@@ -63,12 +63,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& tapas_family() {
-  static const Family family{"tapas",
-                             "models/tapas/modeling_tapas.py",
-                             {{"TapasModel", Head::Base},
-                              {"TapasForMaskedLM", Head::MaskedLM},
-                              {"TapasForSequenceClassification", Head::SequenceClassification},
-                              {"TapasForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"tapas", "models/tapas/modeling_tapas.py",
+                             classes("Tapas",
+                                     {heads::ForMaskedLM, heads::ForSequenceClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

@@ -137,9 +137,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& timesformer_family() {
   static const Family family{"timesformer", "models/timesformer/modeling_timesformer.py",
-                             {{"TimesformerModel", Head::Base},
-                              {"TimesformerForVideoClassification", Head::ImageClassification}},
-                             build};
+                             classes("Timesformer", {heads::ForVideoClassification}), build};
   return family;
 }
 

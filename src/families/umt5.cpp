@@ -11,14 +11,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& umt5_family() {
-  static const Family family{"umt5",
-                             "models/umt5/modeling_umt5.py",
-                             {{"UMT5Model", Head::Base},
-                              {"UMT5ForConditionalGeneration", Head::Seq2SeqLM},
-                              {"UMT5EncoderModel", Head::Base},
-                              {"UMT5ForSequenceClassification", Head::SequenceClassification},
-                              {"UMT5ForTokenClassification", Head::TokenClassification},
-                              {"UMT5ForQuestionAnswering", Head::QuestionAnswering}},
+  static const Family family{"umt5", "models/umt5/modeling_umt5.py",
+                             classes("UMT5",
+                                     {heads::ForConditionalGeneration, heads::EncoderModel, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
                              build};
   return family;
 }

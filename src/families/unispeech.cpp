@@ -12,12 +12,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& unispeech_family() {
-  static const Family family{"unispeech",
-                             "models/unispeech/modeling_unispeech.py",
-                             {{"UniSpeechModel", Head::Base},
-                              {"UniSpeechForCTC", Head::CausalLM},
-                              {"UniSpeechForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"unispeech", "models/unispeech/modeling_unispeech.py",
+                             classes("UniSpeech", heads::kSpeech), build};
   return family;
 }
 

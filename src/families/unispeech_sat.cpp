@@ -12,12 +12,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& unispeech_sat_family() {
-  static const Family family{"unispeech-sat",
-                             "models/unispeech_sat/modeling_unispeech_sat.py",
-                             {{"UniSpeechSatModel", Head::Base},
-                              {"UniSpeechSatForCTC", Head::CausalLM},
-                              {"UniSpeechSatForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"unispeech-sat", "models/unispeech_sat/modeling_unispeech_sat.py",
+                             classes("UniSpeechSat", heads::kSpeech), build};
   return family;
 }
 

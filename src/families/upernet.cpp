@@ -65,7 +65,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                 "a named (timm or Hub) backbone is not built; give backbone_config");
   const auto* raw_backbone = c.raw({"backbone_config"});
   const bool defaulted = !raw_backbone || raw_backbone->is_null();
-  const Config bc = clip::sub_config(c, "backbone_config");
+  const Config bc = c.child("backbone_config");
   if (const std::string type = bc.text({"model_type"}, "resnet"); type != "resnet")
     throw Error(ErrorKind::Unsupported, fmt::format("{}: key 'backbone_config.model_type'", c.origin()),
                 fmt::format("UperNet over a '{}' backbone is not built yet (only ResNet)", type));

@@ -103,8 +103,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& van_family() {
   static const Family family{"van", "models/van/modeling_van.py",
-                             {{"VanModel", Head::Base}, {"VanForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("Van", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -60,9 +60,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& videomae_family() {
   static const Family family{"videomae", "models/videomae/modeling_videomae.py",
-                             {{"VideoMAEModel", Head::Base},
-                              {"VideoMAEForVideoClassification", Head::ImageClassification}},
-                             build};
+                             classes("VideoMAE", {heads::ForVideoClassification}), build};
   return family;
 }
 

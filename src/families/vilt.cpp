@@ -80,7 +80,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& vilt_family() {
-  static const Family family{"vilt", "models/vilt/modeling_vilt.py", {{"ViltModel", Head::Base}}, build};
+  static const Family family{"vilt", "models/vilt/modeling_vilt.py", classes("Vilt"), build};
   return family;
 }
 

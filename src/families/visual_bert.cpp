@@ -48,8 +48,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& visual_bert_family() {
-  static const Family family{"visual_bert", "models/visual_bert/modeling_visual_bert.py",
-                             {{"VisualBertModel", Head::Base}}, build};
+  static const Family family{"visual_bert", "models/visual_bert/modeling_visual_bert.py", classes("VisualBert"), build};
   return family;
 }
 

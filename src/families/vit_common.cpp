@@ -64,6 +64,35 @@ Value position_table(GraphBuilder& b, const Value& x, const Scope& embeddings, s
   return pos;
 }
 
+namespace {
+
+// The keys ViTConfig and Dinov2Config share.
+EncoderSpec read_shared_keys(const Config& c, const EncoderSpec& defaults) {
+  EncoderSpec s = defaults;
+  s.hidden = c.dim({"hidden_size"}, defaults.hidden);
+  s.count = c.dim({"num_hidden_layers"}, defaults.count);
+  s.heads = c.dim({"num_attention_heads"}, defaults.heads);
+  s.activation = c.text({"hidden_act"}, defaults.activation);
+  s.qkv_bias = c.flag({"qkv_bias"}, defaults.qkv_bias);
+  return s;
+}
+
+}  // namespace
+
+EncoderSpec read_encoder(const Config& c, const EncoderSpec& defaults) {
+  EncoderSpec s = read_shared_keys(c, defaults);
+  s.intermediate = c.dim({"intermediate_size"}, defaults.intermediate);
+  return s;
+}
+
+EncoderSpec read_dinov2_encoder(const Config& c, const EncoderSpec& defaults) {
+  EncoderSpec s = read_shared_keys(c, defaults);
+  s.swiglu = c.flag({"use_swiglu_ffn"}, defaults.swiglu);
+  s.intermediate = static_cast<std::int64_t>(static_cast<double>(s.hidden) * c.number({"mlp_ratio"}, 4.0));
+  if (s.swiglu) s.intermediate = (s.intermediate * 2 / 3 + 7) / 8 * 8;
+  return s;
+}
+
 Value vit_layer(GraphBuilder& b, const Value& x, const EncoderSpec& s, std::int64_t index, std::int64_t block) {
   b.set_block(static_cast<int>(block));
   Scope l = s.layers / index;

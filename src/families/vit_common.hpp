@@ -56,6 +56,14 @@ struct EncoderSpec {
   std::int64_t first_block = 0;  ///< node numbering of layer 0 (a decoder continues after the encoder)
 };
 
+/// ViTConfig's encoder keys (hidden_size, num_hidden_layers, num_attention_heads, intermediate_size,
+/// hidden_act, qkv_bias), each defaulting to `defaults`' value (EncoderSpec's own are ViTConfig's). The
+/// ViT copies (DeiT, I-JEPA, ViT-MAE, ViT-MSN, DPT, YOLOS) read their encoder through it; `layers` is theirs.
+EncoderSpec read_encoder(const Config& c, const EncoderSpec& defaults = {});
+/// Dinov2Config's: the same keys but the MLP width, hidden_size * mlp_ratio, or with use_swiglu_ffn the
+/// fused SwiGLU's 2/3 of it rounded up to a multiple of 8.
+EncoderSpec read_dinov2_encoder(const Config& c, const EncoderSpec& defaults = {});
+
 /// One pre-norm layer under ViT's module names: module `layers.<index>`, node block `block`.
 Value vit_layer(GraphBuilder& b, const Value& x, const EncoderSpec& s, std::int64_t index, std::int64_t block);
 /// All `s.count` layers, numbered from s.first_block.

@@ -48,8 +48,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                                                {"depths", {3, 4, 9}},
                                                {"out_features", {"stage3"}},
                                                {"embedding_dynamic_padding", true}};
-  const Config bc = c.has("backbone_config") ? clip::sub_config(c, "backbone_config")
-                                             : Config(default_backbone, fmt::format("{}: backbone_config", c.origin()));
+  const Config bc = c.child("backbone_config", default_backbone);
   if (const std::string type = bc.text({"model_type"}, "bit"); type != "bit")
     throw Error(ErrorKind::Unsupported, fmt::format("{}: key 'model_type'", bc.origin()),
                 fmt::format("ViT-hybrid's patch embedding accepts only a BiT backbone, not '{}'", type));
@@ -126,9 +125,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& vit_hybrid_family() {
   static const Family family{"vit-hybrid", "models/vit_hybrid/modeling_vit_hybrid.py",
-                             {{"ViTHybridModel", Head::Base},
-                              {"ViTHybridForImageClassification", Head::ImageClassification}},
-                             build};
+                             classes("ViTHybrid", {heads::ForImageClassification}), build};
   return family;
 }
 

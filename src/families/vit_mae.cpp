@@ -15,15 +15,9 @@ using graph::NodeType;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const std::int64_t hidden = c.dim({"hidden_size"}, 768);
+  vit::EncoderSpec enc = vit::read_encoder(c);
+  const std::int64_t hidden = enc.hidden;
   const vit::Geometry g = vit::read_geometry(in, {224, 224, false}, 16);
-  vit::EncoderSpec enc;
-  enc.hidden = hidden;
-  enc.count = c.dim({"num_hidden_layers"}, 12);
-  enc.heads = c.dim({"num_attention_heads"}, 12);
-  enc.intermediate = c.dim({"intermediate_size"}, 3072);
-  enc.activation = c.text({"hidden_act"}, "gelu");
-  enc.qkv_bias = c.flag({"qkv_bias"}, true);
   const double mask_ratio = c.number({"mask_ratio"}, 0.75);
 
   Scope root = in.head == Head::Base ? Scope() : Scope("vit");
@@ -68,7 +62,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& vit_mae_family() {
   static const Family family{"vit_mae", "models/vit_mae/modeling_vit_mae.py",
-                             {{"ViTMAEModel", Head::Base}, {"ViTMAEForPreTraining", Head::PreTraining}}, build};
+                             classes("ViTMAE", {heads::ForPreTraining}), build};
   return family;
 }
 

@@ -11,15 +11,9 @@ using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const std::int64_t hidden = c.dim({"hidden_size"}, 768);
+  vit::EncoderSpec enc = vit::read_encoder(c);
+  const std::int64_t hidden = enc.hidden;
   const vit::Geometry g = vit::read_geometry(in, {224, 224, false}, 16);
-  vit::EncoderSpec enc;
-  enc.hidden = hidden;
-  enc.count = c.dim({"num_hidden_layers"}, 12);
-  enc.heads = c.dim({"num_attention_heads"}, 12);
-  enc.intermediate = c.dim({"intermediate_size"}, 3072);
-  enc.activation = c.text({"hidden_act"}, "gelu");
-  enc.qkv_bias = c.flag({"qkv_bias"}, true);
 
   Scope root = in.head == Head::Base ? Scope() : Scope("vit");
   Scope emb = root / "embeddings";
@@ -40,11 +34,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& vit_msn_family() {
-  static const Family family{
-      "vit_msn",
-      "models/vit_msn/modeling_vit_msn.py",
-      {{"ViTMSNModel", Head::Base}, {"ViTMSNForImageClassification", Head::ImageClassification}},
-      build};
+  static const Family family{"vit_msn", "models/vit_msn/modeling_vit_msn.py",
+                             classes("ViTMSN", {heads::ForImageClassification}), build};
   return family;
 }
 

@@ -124,7 +124,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& vitdet_family() {
-  static const Family family{"vitdet", "models/vitdet/modeling_vitdet.py", {{"VitDetModel", Head::Base}}, build};
+  static const Family family{"vitdet", "models/vitdet/modeling_vitdet.py", classes("VitDet"), build};
   return family;
 }
 

@@ -52,8 +52,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& vivit_family() {
   static const Family family{"vivit", "models/vivit/modeling_vivit.py",
-                             {{"VivitModel", Head::Base}, {"VivitForVideoClassification", Head::ImageClassification}},
-                             build};
+                             classes("Vivit", {heads::ForVideoClassification}), build};
   return family;
 }
 

@@ -13,12 +13,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& wav2vec2_family() {
-  static const Family family{"wav2vec2",
-                             "models/wav2vec2/modeling_wav2vec2.py",
-                             {{"Wav2Vec2Model", Head::Base},
-                              {"Wav2Vec2ForCTC", Head::CausalLM},
-                              {"Wav2Vec2ForMaskedLM", Head::MaskedLM},
-                              {"Wav2Vec2ForSequenceClassification", Head::SequenceClassification}},
+  static const Family family{"wav2vec2", "models/wav2vec2/modeling_wav2vec2.py",
+                             classes("Wav2Vec2", {heads::ForCTC, heads::ForMaskedLM, heads::ForSequenceClassification}),
                              build};
   return family;
 }

@@ -146,12 +146,8 @@ graph::Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& wav2vec2_bert_family() {
-  static const Family family{"wav2vec2-bert",
-                             "models/wav2vec2_bert/modeling_wav2vec2_bert.py",
-                             {{"Wav2Vec2BertModel", Head::Base},
-                              {"Wav2Vec2BertForCTC", Head::CausalLM},
-                              {"Wav2Vec2BertForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"wav2vec2-bert", "models/wav2vec2_bert/modeling_wav2vec2_bert.py",
+                             classes("Wav2Vec2Bert", heads::kSpeech), build};
   return family;
 }
 

@@ -17,12 +17,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& wav2vec2_conformer_family() {
-  static const Family family{"wav2vec2-conformer",
-                             "models/wav2vec2_conformer/modeling_wav2vec2_conformer.py",
-                             {{"Wav2Vec2ConformerModel", Head::Base},
-                              {"Wav2Vec2ConformerForCTC", Head::CausalLM},
-                              {"Wav2Vec2ConformerForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"wav2vec2-conformer", "models/wav2vec2_conformer/modeling_wav2vec2_conformer.py",
+                             classes("Wav2Vec2Conformer", heads::kSpeech), build};
   return family;
 }
 

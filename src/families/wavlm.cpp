@@ -13,12 +13,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& wavlm_family() {
-  static const Family family{"wavlm",
-                             "models/wavlm/modeling_wavlm.py",
-                             {{"WavLMModel", Head::Base},
-                              {"WavLMForCTC", Head::CausalLM},
-                              {"WavLMForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"wavlm", "models/wavlm/modeling_wavlm.py", classes("WavLM", heads::kSpeech), build};
   return family;
 }
 

@@ -179,12 +179,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& whisper_family() {
-  static const Family family{"whisper",
-                             "models/whisper/modeling_whisper.py",
-                             {{"WhisperModel", Head::Base},
-                              {"WhisperForConditionalGeneration", Head::Seq2SeqLM},
-                              {"WhisperForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"whisper", "models/whisper/modeling_whisper.py",
+                             classes("Whisper", {heads::ForConditionalGeneration, heads::ForCausalLM}), build};
   return family;
 }
 

@@ -52,10 +52,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& xglm_family() {
-  static const Family family{"xglm",
-                             "models/xglm/modeling_xglm.py",
-                             {{"XGLMModel", Head::Base}, {"XGLMForCausalLM", Head::CausalLM}},
-                             build};
+  static const Family family{"xglm", "models/xglm/modeling_xglm.py", classes("XGLM", {heads::ForCausalLM}), build};
   return family;
 }
 

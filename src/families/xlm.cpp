@@ -13,13 +13,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return xlm::b
 }  // namespace
 
 const Family& xlm_family() {
-  static const Family family{"xlm",
-                             "models/xlm/modeling_xlm.py",
-                             {{"XLMModel", Head::Base},
-                              {"XLMWithLMHeadModel", Head::MaskedLM},
-                              {"XLMForSequenceClassification", Head::SequenceClassification},
-                              {"XLMForTokenClassification", Head::TokenClassification},
-                              {"XLMForQuestionAnsweringSimple", Head::QuestionAnswering}},
+  static const Family family{"xlm", "models/xlm/modeling_xlm.py",
+                             classes("XLM", {{"WithLMHeadModel", Head::MaskedLM}, heads::ForSequenceClassification, heads::ForTokenClassification, {"ForQuestionAnsweringSimple", Head::QuestionAnswering}}),
                              build};
   return family;
 }

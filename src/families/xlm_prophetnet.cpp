@@ -6,11 +6,8 @@
 namespace neurarch::families {
 
 const Family& xlm_prophetnet_family() {
-  static const Family family{"xlm-prophetnet",
-                             "models/deprecated/xlm_prophetnet/modeling_xlm_prophetnet.py",
-                             {{"XLMProphetNetModel", Head::Base},
-                              {"XLMProphetNetForConditionalGeneration", Head::Seq2SeqLM},
-                              {"XLMProphetNetForCausalLM", Head::CausalLM}},
+  static const Family family{"xlm-prophetnet", "models/deprecated/xlm_prophetnet/modeling_xlm_prophetnet.py",
+                             classes("XLMProphetNet", {heads::ForConditionalGeneration, heads::ForCausalLM}),
                              prophetnet::build};
   return family;
 }

@@ -5,29 +5,10 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
-namespace {
-
-graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  static const bert::Layout layout{.prefix = "roberta",
-                                   .defaults = {.vocab = 30522, .pad = 1},
-                                   .heads = bert::HeadStyle::Roberta,
-                                   .pooler = bert::PoolerUse::BaseOnly,
-                                   .roberta_positions = true};
-  return bert::build(in, b, layout);
-}
-
-}  // namespace
 
 const Family& xlm_roberta_family() {
-  static const Family family{"xlm-roberta",
-                             "models/xlm_roberta/modeling_xlm_roberta.py",
-                             {{"XLMRobertaModel", Head::Base},
-                              {"XLMRobertaForMaskedLM", Head::MaskedLM},
-                              {"XLMRobertaForCausalLM", Head::CausalLM},
-                              {"XLMRobertaForSequenceClassification", Head::SequenceClassification},
-                              {"XLMRobertaForTokenClassification", Head::TokenClassification},
-                              {"XLMRobertaForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"xlm-roberta", "models/xlm_roberta/modeling_xlm_roberta.py",
+                             classes("XLMRoberta", heads::kRoberta), bert::roberta_copy};
   return family;
 }
 

@@ -30,15 +30,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& xlm_roberta_xl_family() {
-  static const Family family{"xlm-roberta-xl",
-                             "models/xlm_roberta_xl/modeling_xlm_roberta_xl.py",
-                             {{"XLMRobertaXLModel", Head::Base},
-                              {"XLMRobertaXLForMaskedLM", Head::MaskedLM},
-                              {"XLMRobertaXLForCausalLM", Head::CausalLM},
-                              {"XLMRobertaXLForSequenceClassification", Head::SequenceClassification},
-                              {"XLMRobertaXLForTokenClassification", Head::TokenClassification},
-                              {"XLMRobertaXLForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"xlm-roberta-xl", "models/xlm_roberta_xl/modeling_xlm_roberta_xl.py",
+                             classes("XLMRobertaXL", heads::kRoberta), build};
   return family;
 }
 

@@ -78,15 +78,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& xmod_family() {
-  static const Family family{"xmod",
-                             "models/xmod/modeling_xmod.py",
-                             {{"XmodModel", Head::Base},
-                              {"XmodForMaskedLM", Head::MaskedLM},
-                              {"XmodForCausalLM", Head::CausalLM},
-                              {"XmodForSequenceClassification", Head::SequenceClassification},
-                              {"XmodForTokenClassification", Head::TokenClassification},
-                              {"XmodForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"xmod", "models/xmod/modeling_xmod.py", classes("Xmod", heads::kRoberta), build};
   return family;
 }
 

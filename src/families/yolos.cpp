@@ -24,17 +24,11 @@ Value mlp_head(GraphBuilder& b, const Value& x, const std::string& name, const S
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const std::int64_t hidden = c.dim({"hidden_size"}, 768);
+  vit::EncoderSpec enc = vit::read_encoder(c);
+  const std::int64_t hidden = enc.hidden;
   const vit::Geometry g = vit::read_geometry(in, {512, 864, true}, 16);
   const std::int64_t detections = c.integer({"num_detection_tokens"}, 100);
   const bool mid = c.flag({"use_mid_position_embeddings"}, true);
-  vit::EncoderSpec enc;
-  enc.hidden = hidden;
-  enc.count = c.dim({"num_hidden_layers"}, 12);
-  enc.heads = c.dim({"num_attention_heads"}, 12);
-  enc.intermediate = c.dim({"intermediate_size"}, 3072);
-  enc.activation = c.text({"hidden_act"}, "gelu");
-  enc.qkv_bias = c.flag({"qkv_bias"}, true);
   const std::int64_t patch = g.patch.h;
 
   Scope root = in.head == Head::Base ? Scope() : Scope("vit");
@@ -81,7 +75,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& yolos_family() {
   static const Family family{"yolos", "models/yolos/modeling_yolos.py",
-                             {{"YolosModel", Head::Base}, {"YolosForObjectDetection", Head::PreTraining}}, build};
+                             classes("Yolos", {heads::ForObjectDetection}), build};
   return family;
 }
 

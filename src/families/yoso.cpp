@@ -37,14 +37,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }  // namespace
 
 const Family& yoso_family() {
-  static const Family family{"yoso",
-                             "models/yoso/modeling_yoso.py",
-                             {{"YosoModel", Head::Base},
-                              {"YosoForMaskedLM", Head::MaskedLM},
-                              {"YosoForSequenceClassification", Head::SequenceClassification},
-                              {"YosoForTokenClassification", Head::TokenClassification},
-                              {"YosoForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+  static const Family family{"yoso", "models/yoso/modeling_yoso.py", classes("Yoso", heads::kEncoder), build};
   return family;
 }
 

@@ -195,12 +195,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }  // namespace
 
 const Family& zamba_family() {
-  static const Family family{"zamba",
-                             "models/zamba/modeling_zamba.py",
-                             {{"ZambaModel", Head::Base},
-                              {"ZambaForCausalLM", Head::CausalLM},
-                              {"ZambaForSequenceClassification", Head::SequenceClassification}},
-                             build};
+  static const Family family{"zamba", "models/zamba/modeling_zamba.py",
+                             classes("Zamba", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
   return family;
 }
 

@@ -3,11 +3,8 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
 
 using namespace neurarch;
-
-NEURARCH_GROUNDTRUTH_TEST(Apertus, "apertus")
 
 TEST(ApertusGraph, XieluOwnsItsParametersAndAnotherActivationDoesNot) {
   const char* base = R"({"architectures": ["ApertusForCausalLM"], "model_type": "apertus", "hidden_size": 256,

@@ -3,11 +3,8 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
 
 using namespace neurarch;
-
-NEURARCH_GROUNDTRUTH_TEST(AriaText, "aria_text")
 
 TEST(AriaTextGraph, OnlyTheRoutedExpertsAreInactive) {
   auto g = model::build_model(Config::parse(R"({"architectures": ["AriaTextForCausalLM"], "model_type": "aria_text",

@@ -5,10 +5,6 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Blip2, "blip-2")
-NEURARCH_GROUNDTRUTH_TEST(Blip2QFormer, "blip_2_qformer")
 
 namespace neurarch {
 namespace {

@@ -7,11 +7,6 @@
 #include "model/build.hpp"
 #include "plan/activations.hpp"
 #include "plan/weights.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Clip, "clip")
-NEURARCH_GROUNDTRUTH_TEST(ClipVisionModel, "clip_vision_model")
-NEURARCH_GROUNDTRUTH_TEST(ClipTextModel, "clip_text_model")
 
 namespace neurarch {
 namespace {

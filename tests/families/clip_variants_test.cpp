@@ -5,18 +5,6 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(ChineseClip, "chinese_clip")
-NEURARCH_GROUNDTRUTH_TEST(ChineseClipVisionModel, "chinese_clip_vision_model")
-NEURARCH_GROUNDTRUTH_TEST(MetaClip2, "metaclip_2")
-NEURARCH_GROUNDTRUTH_TEST(AltClip, "altclip")
-NEURARCH_GROUNDTRUTH_TEST(Aimv2VisionModel, "aimv2_vision_model")
-NEURARCH_GROUNDTRUTH_TEST(Aimv2, "aimv2")
-NEURARCH_GROUNDTRUTH_TEST(OwlVit, "owlvit")
-NEURARCH_GROUNDTRUTH_TEST(Owlv2, "owlv2")
-NEURARCH_GROUNDTRUTH_TEST(Align, "align")
-NEURARCH_GROUNDTRUTH_TEST(ClipSeg, "clipseg")
 
 namespace neurarch {
 namespace {

@@ -3,11 +3,8 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
 
 using namespace neurarch;
-
-NEURARCH_GROUNDTRUTH_TEST(Ctrl, "ctrl")
 
 TEST(CtrlGraph, SequencePastTheSinusoidalTableCannotRun) {
   const auto config = Config::parse(R"({"architectures": ["CTRLLMHeadModel"], "model_type": "ctrl", "n_layer": 2,

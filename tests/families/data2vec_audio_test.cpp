@@ -1,9 +1,7 @@
-#include "support/groundtruth.hpp"
+#include <gtest/gtest.h>
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Data2VecAudio, "data2vec-audio")
 
 TEST(Data2VecAudioGraph, StackedPositionalConvsKeepTheFrames) {
   auto c = neurarch::Config::parse(R"({"model_type": "data2vec-audio", "hidden_size": 32, "num_hidden_layers": 2,

@@ -5,10 +5,7 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
 #include "support/image_model.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Deit, "deit")
 
 namespace neurarch {
 namespace {

@@ -3,10 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "plan/memory.hpp"
-#include "support/groundtruth.hpp"
 #include "support/image_model.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Detr, "detr")
 
 namespace neurarch {
 namespace {

@@ -4,10 +4,7 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
 #include "support/image_model.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Dinov2WithRegisters, "dinov2_with_registers")
 
 namespace neurarch {
 namespace {

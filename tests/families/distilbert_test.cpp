@@ -2,9 +2,6 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(DistilBert, "distilbert")
 
 namespace {
 

@@ -3,11 +3,8 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
 
 using namespace neurarch;
-
-NEURARCH_GROUNDTRUTH_TEST(FalconH1, "falcon_h1")
 
 TEST(FalconH1Graph, EveryLayerRunsAttentionAndMixerOnTheSameInput) {
   auto g = model::build_model(Config::parse(R"({"architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1",

@@ -10,9 +10,6 @@
 #include "plan/weights.hpp"
 #include "render/render.hpp"
 #include "report/report.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Gemma3, "gemma3")
 
 namespace neurarch {
 namespace {

@@ -1,11 +1,10 @@
+#include <gtest/gtest.h>
+
 // GLM-4.5 MoE: every ground-truth class, GLM-4.5-Air's published size, and the verifier on the class
 // defaults' truncated head width.
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
 #include "unit/lint_test_support.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Glm4Moe, "glm4_moe")
 
 TEST(Glm4MoeParameters, Glm45AirTotalAndActive) {
   // zai-org/GLM-4.5-Air's config.json (architecture keys): published 106B total, 12B active.

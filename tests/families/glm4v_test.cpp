@@ -3,9 +3,6 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Glm4v, "glm4v_text", "glm4v")
 
 namespace neurarch {
 namespace {

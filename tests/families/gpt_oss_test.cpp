@@ -6,11 +6,8 @@
 #include "model/build.hpp"
 #include "plan/memory.hpp"
 #include "plan/weights.hpp"
-#include "support/groundtruth.hpp"
 
 using namespace neurarch;
-
-NEURARCH_GROUNDTRUTH_TEST(GptOss, "gpt_oss")
 
 namespace {
 

@@ -4,11 +4,8 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
 
 using namespace neurarch;
-
-NEURARCH_GROUNDTRUTH_TEST(Granitemoeshared, "granitemoeshared")
 
 TEST(GranitemoesharedGraph, SharedMlpBesideTheExperts) {
   auto g = model::build_model(Config::parse(R"({"model_type": "granitemoeshared", "hidden_size": 64,

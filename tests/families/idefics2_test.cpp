@@ -3,9 +3,6 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Idefics2, "idefics2")
 
 namespace neurarch {
 namespace {

@@ -3,9 +3,6 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Idefics3Vision, "idefics3_vision", "smolvlm_vision")
 
 namespace neurarch {
 namespace {

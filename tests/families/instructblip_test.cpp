@@ -6,9 +6,6 @@
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "plan/memory.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(InstructBlip, "instructblip")
 
 namespace neurarch {
 namespace {

@@ -3,12 +3,9 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
 #include "unit/lint_test_support.hpp"
 
 using namespace neurarch;
-
-NEURARCH_GROUNDTRUTH_TEST(Jamba, "jamba")
 
 TEST(JambaGraph, AttentionAndExpertLayersFollowTheirPeriodsAndOffsets) {
   auto g = model::build_model(Config::parse(R"({"architectures": ["JambaForCausalLM"], "model_type": "jamba",

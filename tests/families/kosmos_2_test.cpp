@@ -4,9 +4,6 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Kosmos2, "kosmos-2")
 
 namespace neurarch {
 namespace {

@@ -1,12 +1,10 @@
-#include "support/groundtruth.hpp"
+#include <gtest/gtest.h>
 
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "plan/activations.hpp"
 #include "plan/weights.hpp"
 #include "support/family_graph.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Led, "led")
 
 namespace {
 

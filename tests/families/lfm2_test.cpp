@@ -5,11 +5,8 @@
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "plan/memory.hpp"
-#include "support/groundtruth.hpp"
 
 using namespace neurarch;
-
-NEURARCH_GROUNDTRUTH_TEST(Lfm2, "lfm2")
 
 TEST(Lfm2Graph, HybridConvAndAttentionLayersOfLfm2_1_2B) {
   // LiquidAI/LFM2-1.2B's config.json (architecture keys, original spellings): 1.17B parameters.

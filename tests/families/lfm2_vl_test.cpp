@@ -3,9 +3,6 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Lfm2Vl, "lfm2-vl")
 
 namespace neurarch {
 namespace {

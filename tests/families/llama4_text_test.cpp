@@ -5,11 +5,8 @@
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "plan/cost.hpp"
-#include "support/groundtruth.hpp"
 
 using namespace neurarch;
-
-NEURARCH_GROUNDTRUTH_TEST(Llama4Text, "llama4_text")
 
 namespace {
 

@@ -1,9 +1,7 @@
-#include "support/groundtruth.hpp"
+#include <gtest/gtest.h>
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Llama, "llama")
 
 namespace {
 

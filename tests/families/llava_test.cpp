@@ -6,9 +6,6 @@
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Llava, "llava")
 
 namespace neurarch {
 namespace {

@@ -1,11 +1,9 @@
-#include "support/groundtruth.hpp"
+#include <gtest/gtest.h>
 
 #include "core/config.hpp"
 #include "plan/activations.hpp"
 #include "plan/weights.hpp"
 #include "support/family_graph.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(LongT5, "longt5")
 
 namespace {
 

@@ -4,9 +4,6 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Pix2Struct, "pix2struct")
 
 namespace neurarch {
 namespace {

@@ -5,9 +5,6 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Pixtral, "pixtral", "mistral3")
 
 namespace neurarch {
 namespace {

@@ -6,9 +6,6 @@
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "plan/weights.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Siglip2, "siglip2", "siglip2_vision_model")
 
 namespace neurarch {
 namespace {

@@ -5,11 +5,7 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
 #include "support/image_model.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Siglip, "siglip")
-NEURARCH_GROUNDTRUTH_TEST(SiglipVisionModel, "siglip_vision_model")
 
 namespace neurarch {
 namespace {

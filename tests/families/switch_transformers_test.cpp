@@ -1,9 +1,7 @@
-#include "support/groundtruth.hpp"
+#include <gtest/gtest.h>
 
 #include "core/config.hpp"
 #include "support/family_graph.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(SwitchTransformers, "switch_transformers")
 
 namespace {
 

@@ -1,9 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "support/groundtruth.hpp"
 #include "support/image_model.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(TableTransformer, "table-transformer")
 
 namespace neurarch {
 namespace {

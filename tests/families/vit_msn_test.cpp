@@ -5,9 +5,6 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(VitMsn, "vit_msn")
 
 namespace neurarch {
 namespace {

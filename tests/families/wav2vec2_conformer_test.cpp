@@ -1,10 +1,8 @@
-#include "support/groundtruth.hpp"
+#include <gtest/gtest.h>
 
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "model/build.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Wav2Vec2Conformer, "wav2vec2-conformer")
 
 namespace {
 

@@ -1,11 +1,9 @@
-#include "support/groundtruth.hpp"
+#include <gtest/gtest.h>
 
 #include "blocks/conv.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "model/build.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Wav2Vec2, "wav2vec2")
 
 namespace {
 

@@ -4,11 +4,8 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
 
 using namespace neurarch;
-
-NEURARCH_GROUNDTRUTH_TEST(Xglm, "xglm")
 
 TEST(XglmGraph, DefaultsAreXglm564MWithDropoutsAndNoPositionTable) {
   auto g = model::build_model(Config::parse(R"({"model_type": "xglm", "architectures": ["XGLMForCausalLM"]})",

@@ -2,10 +2,6 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Xlm, "xlm")
-NEURARCH_GROUNDTRUTH_TEST(Flaubert, "flaubert")
 
 namespace {
 

@@ -3,11 +3,8 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
-#include "support/groundtruth.hpp"
 
 using namespace neurarch;
-
-NEURARCH_GROUNDTRUTH_TEST(Zamba, "zamba")
 
 TEST(ZambaGraph, SharedBlockIsCountedOnceUnderTheLastHybridLayer) {
   auto g = model::build_model(Config::parse(R"({"architectures": ["ZambaForCausalLM"], "model_type": "zamba",

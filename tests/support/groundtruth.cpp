@@ -33,11 +33,14 @@ nlohmann::json load(const fs::path& p) {
 const std::vector<GroundTruthCase>& index() {
   static const std::vector<GroundTruthCase> cases = [] {
     std::vector<GroundTruthCase> out;
-    auto root = groundtruth_root();
-    if (!root) return out;
-    for (const char* sub : {"defaults", "real"}) {
-      if (!fs::is_directory(*root / sub)) continue;
-      for (const auto& e : fs::recursive_directory_iterator(*root / sub)) {
+    std::vector<fs::path> folders{fs::path(NEURARCH_SOURCE_DIR) / "tests" / "data" / "reference"};
+    if (auto root = groundtruth_root()) {
+      folders.push_back(*root / "defaults");
+      folders.push_back(*root / "real");
+    }
+    for (const auto& folder : folders) {
+      if (!fs::is_directory(folder)) continue;
+      for (const auto& e : fs::recursive_directory_iterator(folder)) {
         if (!e.is_regular_file() || e.path().extension() != ".json") continue;
         auto j = load(e.path());
         if (!j.contains("tensors") || !j.contains("config")) continue;

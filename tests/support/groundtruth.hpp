@@ -1,6 +1,7 @@
 #pragma once
 // Runs the ground truth in ../shared/groundtruth (tensors save_pretrained writes, computed with
-// the reference PyTorch code) against our rebuild, tensor by tensor.
+// the reference PyTorch code) against our rebuild, tensor by tensor. tests/groundtruth_test.cpp runs
+// every case of every registered model type.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -20,23 +21,11 @@ struct GroundTruthCase {
 
 /// $NEURARCH_GROUNDTRUTH, else <repo>/../shared/groundtruth; nullopt when absent.
 std::optional<std::filesystem::path> groundtruth_root();
+/// Every case of defaults/ and real/ under groundtruth_root(), and of tests/data/reference/<model_type>/
+/// (cases for model types newer than the shared fixtures, in the same format).
 std::vector<GroundTruthCase> all_cases();
 std::vector<GroundTruthCase> cases_for(const std::string& model_type);
 /// "" when our rebuild matches the case exactly (names, shapes, dtypes, total); else a readable diff.
 std::string compare_with_groundtruth(const GroundTruthCase& c);
 
 }  // namespace neurarch::testing
-
-/// One test per family: every ground-truth case of each listed model_type matches to the tensor.
-#define NEURARCH_GROUNDTRUTH_TEST(Family, ...)                                                      \
-  TEST(Family##GroundTruth, EveryCaseMatchesToTheTensor) {                                       \
-    NEURARCH_REQUIRE(neurarch::testing::groundtruth_root(), "../shared/groundtruth not found");   \
-    for (const char* model_type : {__VA_ARGS__}) {                                               \
-      auto cases = neurarch::testing::cases_for(model_type);                                     \
-      EXPECT_FALSE(cases.empty()) << "no ground-truth case for " << model_type;                  \
-      for (const auto& c : cases) {                                                              \
-        SCOPED_TRACE(c.file.string());                                                           \
-        EXPECT_EQ(neurarch::testing::compare_with_groundtruth(c), "");                          \
-      }                                                                                          \
-    }                                                                                            \
-  }

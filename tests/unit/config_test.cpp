@@ -77,3 +77,72 @@ TEST(Config, ModelTotalOver2To40IsRefused) {
   auto msg = error_of([&] { neurarch::model::build_model(c); });
   EXPECT_NE(msg.find("2^40"), std::string::npos) << msg;
 }
+
+namespace {
+bool has_read(const Config& c, const std::string& key, bool from_file) {
+  for (const auto& r : c.reads())
+    if (r.key == key) return r.from_file == from_file;
+  return false;
+}
+}  // namespace
+
+TEST(Config, ChildSharesTheReadLogWithItsKeyAsPrefix) {
+  auto c = Config::parse(R"({"vision_config": {"hidden_size": 64}})", "c.json");
+  const Config vision = c.child("vision_config");
+  EXPECT_EQ(vision.dim({"hidden_size"}, 768), 64);
+  EXPECT_EQ(vision.dim({"num_hidden_layers"}, 12), 12);
+  EXPECT_EQ(c.child("text_config").dim({"hidden_size"}, 512), 512);  // absent: the sub-config's defaults
+  EXPECT_TRUE(has_read(c, "vision_config.hidden_size", true));
+  EXPECT_TRUE(has_read(c, "vision_config.num_hidden_layers", false));
+  EXPECT_TRUE(has_read(c, "text_config.hidden_size", false));
+  EXPECT_EQ(c.child("vision_config").child("x").origin(), "c.json: vision_config: x");
+}
+
+TEST(Config, ChildStandInDefaultsAreReportedAsDefaults) {
+  auto c = Config::parse(R"({})", "c.json");
+  EXPECT_EQ(c.child("text_config", {{"hidden_size", 2048}}).dim({"hidden_size"}, 1), 2048);
+  EXPECT_TRUE(has_read(c, "text_config.hidden_size", false));
+}
+
+TEST(Config, ChildThatIsNotAnObjectNamesTheKey) {
+  auto c = Config::parse(R"({"vision_config": 3})", "c.json");
+  EXPECT_NE(error_of([&] { c.child("vision_config"); }).find("key 'vision_config'"), std::string::npos);
+}
+
+TEST(Config, RawAndHasRecordTheirKeys) {
+  auto c = Config::parse(R"({"depths": [3, 3], "flag": null})", "c.json");
+  ASSERT_NE(c.raw({"depths"}), nullptr);
+  EXPECT_FALSE(c.has("flag"));
+  EXPECT_TRUE(has_read(c, "depths", true));
+  EXPECT_TRUE(has_read(c, "flag", false));
+  EXPECT_EQ(c.dim({"flag"}, 7), 7);  // a typed default replaces the absence has() saw
+  for (const auto& r : c.reads()) {
+    if (r.key == "flag") {
+      EXPECT_EQ(r.value, "7");
+    }
+  }
+}
+
+namespace {
+std::vector<std::string> read_keys(const nlohmann::json& config) {
+  const Config c(config, "config.json");
+  neurarch::model::build_model(c);
+  std::vector<std::string> keys;
+  for (const auto& r : c.reads()) keys.push_back(r.key);
+  return keys;
+}
+}  // namespace
+
+TEST(Config, ClipDefaultConfigReadsReachIntoBothTowers) {
+  const auto keys = read_keys({{"model_type", "clip"}});
+  for (const char* key : {"projection_dim", "text_config.hidden_size", "text_config.num_hidden_layers",
+                          "text_config.vocab_size", "vision_config.hidden_size", "vision_config.patch_size",
+                          "vision_config.image_size"})
+    EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()) << key;
+}
+
+TEST(Config, ConvNextDefaultConfigReadsIncludeItsStageLists) {
+  const auto keys = read_keys({{"model_type", "convnext"}});
+  for (const char* key : {"depths", "hidden_sizes", "num_channels", "patch_size"})
+    EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()) << key;
+}

@@ -1,3 +1,0 @@
-#include "support/groundtruth.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(BlenderbotSmall, "blenderbot-small")

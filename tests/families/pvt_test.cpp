@@ -1,6 +1,0 @@
-#include <gtest/gtest.h>
-
-#include "support/groundtruth.hpp"
-#include "support/image_model.hpp"
-
-NEURARCH_GROUNDTRUTH_TEST(Pvt, "pvt")
