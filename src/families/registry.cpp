@@ -299,6 +299,14 @@ const Family& vitpose_backbone_family();
 const Family& beit_family();
 const Family& data2vec_vision_family();
 
+// 2025-26 families (declarations)
+const Family& ministral3_family();
+const Family& idefics3_family();
+const Family& smolvlm_family();
+const Family& qwen3_vl_family();
+const Family& qwen3_vl_moe_family();
+//   (end of 2025-26 declarations)
+
 namespace {
 
 struct RegistryRow {
@@ -600,6 +608,14 @@ const RegistryRow kRegistry[] = {
     {"vitpose_backbone",       vitpose_backbone_family},
     {"beit",                   beit_family},
     {"data2vec-vision",        data2vec_vision_family},
+    // 2025-26 families (rows)
+    {"lfm2_vl",                lfm2_vl_family},  // the reference's own spelling; older configs say lfm2-vl
+    {"ministral3",             ministral3_family},
+    {"idefics3",               idefics3_family},
+    {"smolvlm",                smolvlm_family},
+    {"qwen3_vl",               qwen3_vl_family},
+    {"qwen3_vl_moe",           qwen3_vl_moe_family},
+    //   (end of 2025-26 rows)
 };
 // clang-format on
 
