@@ -305,6 +305,7 @@ const Family& idefics3_family();
 const Family& smolvlm_family();
 const Family& qwen3_vl_family();
 const Family& qwen3_vl_moe_family();
+const Family& mllama_family();
 //   (end of 2025-26 declarations)
 
 namespace {
@@ -615,6 +616,7 @@ const RegistryRow kRegistry[] = {
     {"smolvlm",                smolvlm_family},
     {"qwen3_vl",               qwen3_vl_family},
     {"qwen3_vl_moe",           qwen3_vl_moe_family},
+    {"mllama",                 mllama_family},
     //   (end of 2025-26 rows)
 };
 // clang-format on
