@@ -306,6 +306,9 @@ const Family& smolvlm_family();
 const Family& qwen3_vl_family();
 const Family& qwen3_vl_moe_family();
 const Family& mllama_family();
+const Family& ministral_family();
+const Family& cwm_family();
+const Family& hunyuan_v1_dense_family();
 //   (end of 2025-26 declarations)
 
 namespace {
@@ -617,6 +620,9 @@ const RegistryRow kRegistry[] = {
     {"qwen3_vl",               qwen3_vl_family},
     {"qwen3_vl_moe",           qwen3_vl_moe_family},
     {"mllama",                 mllama_family},
+    {"ministral",              ministral_family},
+    {"cwm",                    cwm_family},
+    {"hunyuan_v1_dense",       hunyuan_v1_dense_family},
     //   (end of 2025-26 rows)
 };
 // clang-format on
