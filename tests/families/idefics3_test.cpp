@@ -1,6 +1,7 @@
 // Idefics 3 / SmolVLM as whole models; the tensors are checked against transformers 5.24.0 by the fixtures in
 // tests/data/reference (reference_fixtures_test.cpp).
-#include <gmock/gmock.h>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "core/config.hpp"
@@ -41,7 +42,7 @@ TEST(Idefics3Family, AShuffleThatDoesNotDivideTheGridFails) {
   options.image_size = 48;  // 3 x 3 patches cannot be shuffled 2 x 2
   auto g = model::build_model(Config(small("idefics3", 2), "config.json"), options).graph;
   EXPECT_FALSE(g.forward.ok);
-  EXPECT_THAT(g.forward.reason, ::testing::HasSubstr("pixel-shuffled"));
+  EXPECT_NE(g.forward.reason.find("pixel-shuffled"), std::string::npos) << g.forward.reason;
 }
 
 }  // namespace

@@ -13,8 +13,11 @@ TEST(Ministral3Family, MistralLayerWithItsOwnDefaultsAndNoWindow) {
   EXPECT_TRUE(g.forward.ok) << g.forward.reason;
   EXPECT_EQ(g.find_tensor("layers.0.self_attn.q_proj.weight")->shape, (graph::Shape{32 * 128, 4096}));
   EXPECT_EQ(g.find_tensor("embed_tokens.weight")->shape, (graph::Shape{131072, 4096}));
-  for (const auto& n : g.nodes)
-    if (n.attention) EXPECT_EQ(n.attention->window, 0);
+  for (const auto& n : g.nodes) {
+    if (n.attention) {
+      EXPECT_EQ(n.attention->window, 0);
+    }
+  }
 }
 
 TEST(Ministral3Family, IsAcceptedAsMistral3sLanguageModel) {
