@@ -26,11 +26,12 @@ TEST(Qwen3VlFamily, NativeGridDeepStackMergersAndQwen3Decoder) {
   options.class_name = "Qwen3VLForConditionalGeneration";
   auto g = model::build_model(Config(small("qwen3_vl"), "config.json"), options).graph;
   EXPECT_TRUE(g.forward.ok) << g.forward.reason;
-  // 8 x 8 patches of 16 px (the 64-row position grid), merged 2 x 2: 16 image tokens.
+  // The native grid (8 x 8 patches of 16 px: 128 px) is below the processor's 65536-pixel minimum, so the photo
+  // is resized to 256 px: 16 x 16 patches, merged 2 x 2 into 64 image tokens.
   EXPECT_EQ(g.find_tensor("model.visual.pos_embed.weight")->shape, (graph::Shape{64, 32}));
   bool noted = false;
   for (const auto& note : g.notes)
-    noted = noted || note.find("64 patches through the vision tower, 16 image tokens") != std::string::npos;
+    noted = noted || note.find("256 patches through the vision tower, 64 image tokens") != std::string::npos;
   EXPECT_TRUE(noted);
   EXPECT_EQ(g.find_tensor("model.visual.deepstack_merger_list.1.norm.weight")->shape, (graph::Shape{128}));
   EXPECT_EQ(g.find_tensor("model.visual.merger.norm.weight")->shape, (graph::Shape{32}));
