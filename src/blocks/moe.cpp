@@ -29,9 +29,12 @@ Value mixture_of_experts(GraphBuilder& b, const Value& x, const std::string& nam
   } else if (!s.bare_experts.empty()) {
     const std::int64_t in_width = s.gated ? 2 * s.intermediate : s.intermediate;
     const std::string in_name = s.gated ? s.gate_up : s.up;
-    b.parameter(out, s.bare_experts(in_name), {s.experts, s.hidden, in_width});
+    b.parameter(out, s.bare_experts(in_name),
+                s.bare_out_in ? graph::Shape{s.experts, in_width, s.hidden} : graph::Shape{s.experts, s.hidden, in_width});
     if (s.expert_bias) b.parameter(out, s.bare_experts(in_name + "_bias"), {s.experts, in_width});
-    b.parameter(out, s.bare_experts(s.down), {s.experts, s.intermediate, s.hidden});
+    b.parameter(out, s.bare_experts(s.down),
+                s.bare_out_in ? graph::Shape{s.experts, s.hidden, s.intermediate}
+                              : graph::Shape{s.experts, s.intermediate, s.hidden});
     if (s.expert_bias) b.parameter(out, s.bare_experts(s.down + "_bias"), {s.experts, s.hidden});
     moe.expert_inputs = 1;
     moe.routed_matmuls = 2;

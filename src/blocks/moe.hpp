@@ -39,6 +39,9 @@ struct MoESpec {
   /// bare_experts.{down} [experts, intermediate, hidden], without a `.weight` suffix; with expert_bias
   /// each has a `<name>_bias` [experts, width]. Used when not empty.
   Scope bare_experts;
+  /// bare_experts stored [experts, out, in] as transformers 5 fuses experts (gate_up_proj [experts,
+  /// 2 x intermediate, hidden], down_proj [experts, hidden, intermediate]) rather than applied as x @ W.
+  bool bare_out_in = false;
   std::string gate_up = "gate_up_proj";
   /// The always-on shared expert (same projection names as the routed ones); absent when empty.
   Scope shared;

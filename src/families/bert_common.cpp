@@ -48,8 +48,6 @@ class LayerBuilder {
     b_.at(a).attention->sdpa = d_.sdpa;
     // Relative scores read a table of every distance -(max-1)..(max-1), one row per head dim.
     if (relative) b_.parameter(a, self("distance_embedding.weight"), {2 * d_.max_positions - 1, d_.hidden / d_.heads});
-    // One frequency per rotated channel pair (arange(0, head_dim, 2)), registered persistent.
-    if (d_.rotary) b_.buffer(a, (self / "rotary_embeddings")("inv_freq"), {(d_.hidden / d_.heads + 1) / 2}, DType::F32);
     if (layout_.attention_extras) layout_.attention_extras(in_, b_, a, self, d_.heads);
     auto sum = add(b_, a, x, names_.add(k_));
     if (layout_.pre_norm) return sum;
@@ -206,6 +204,9 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
   if (t.embedding != d.hidden || layout.always_project)
     x = dense(b, x, "Embedding_Projection", t.root / layout.embedding_projection, t.embedding,
               d.hidden, true);
+  // Rotary positions: one rotary_embeddings module beside the embeddings (transformers 5; 4.x kept one per
+  // attention) holds a persistent frequency per rotated channel pair (arange(0, head_dim, 2)).
+  if (d.rotary) b.buffer(x, (t.root / "rotary_embeddings")("inv_freq"), {(d.hidden / d.heads + 1) / 2}, DType::F32);
   if (layout.before_layers) x = layout.before_layers(in, b, x, t.root);
 
   if (feed.prefix) {

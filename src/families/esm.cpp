@@ -1,8 +1,11 @@
-// ESM (models/esm/modeling_esm.py, transformers 4.47.1): a pre-norm BERT without token types.
+// ESM (models/esm/modeling_esm.py, transformers 4.47.1; rotary positions as in 5.24.0): a pre-norm BERT without
+// token types.
 // Each attention normalises its input (attention.LayerNorm), each FFN its own (layer.LayerNorm), and
 // encoder.emb_layer_norm_after closes the stack; embeddings.layer_norm exists only with
 // emb_layer_norm_before, and the embeddings have no dropout. position_embedding_type "rotary"
-// (ESM-2) drops the position table and keeps a persistent inv_freq in every attention. The base
+// (ESM-2) drops the position table and keeps one persistent esm.rotary_embeddings.inv_freq, as transformers 5
+// builds it (4.x built the unused table anyway and an inv_freq per attention: published ESM-2 files, saved by 4.x,
+// hold both; 5.x ignores them on load). The base
 // model always holds contact_head.regression (layers x heads attention maps -> one logit), run
 // only by predict_contacts. The LM head's decoder has no bias of its own, only lm_head.bias.
 #include "families/bert_common.hpp"

@@ -1,11 +1,37 @@
 // EXAONE 4.0 (models/exaone4/modeling_exaone4.py + configuration_exaone4.py, transformers 4.57.6):
 // OLMo 2's post-sublayer norms (post_attention_layernorm, post_feedforward_layernorm) with
-// Qwen3's per-head q/k RMSNorms ([head_dim]); no biases. layer_types picks sliding layers
-// (default: every sliding_window_pattern-th layer is full).
+// Qwen3's per-head q/k RMSNorms ([head_dim]); no biases. layer_types picks sliding layers; without it
+// sliding_window_pattern does, as an integer (every pattern-th layer is full) or, as the published
+// checkpoints write it, a string of L (local) and G (global) repeated over the layers, the last layer
+// always global (the config's documented reading; 5.24.0 itself only reads layer_types from such files).
+#include <fmt/format.h>
+
+#include "core/error.hpp"
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
 namespace {
+
+std::vector<std::int64_t> pattern_windows(const Config& c, std::int64_t layers, std::int64_t window) {
+  std::vector<std::int64_t> windows;
+  if (window <= 0) return windows;
+  const nlohmann::json* pattern = c.raw({"sliding_window_pattern"});
+  if (pattern && pattern->is_string()) {
+    const auto letters = pattern->get<std::string>();
+    if (letters.empty() || letters.find_first_not_of("LG") != std::string::npos)
+      throw Error(ErrorKind::InvalidInput, c.origin() + ": key 'sliding_window_pattern'",
+                  fmt::format("expected a string of L (local) and G (global) or an integer, got \"{}\"", letters));
+    for (std::int64_t i = 0; i < layers; ++i) {
+      const bool local = letters[static_cast<std::size_t>(i) % letters.size()] == 'L' && i + 1 < layers;
+      windows.push_back(local ? window : 0);
+    }
+    return windows;
+  }
+  const std::int64_t every = c.integer({"sliding_window_pattern"}, 4);
+  if (every > 0)
+    for (std::int64_t i = 0; i < layers; ++i) windows.push_back((i + 1) % every != 0 ? window : 0);
+  return windows;
+}
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
@@ -19,9 +45,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.names.post_ffn_norm = "post_feedforward_layernorm";
   const std::int64_t window = decoder::window_or_none(c, "sliding_window", 4096);
   s.windows = decoder::windows_from_layer_types(c, s.layers, window);
-  const std::int64_t pattern = window > 0 ? c.integer({"sliding_window_pattern"}, 4) : 0;
-  if (s.windows.empty() && pattern > 0)
-    for (std::int64_t i = 0; i < s.layers; ++i) s.windows.push_back((i + 1) % pattern != 0 ? window : 0);
+  if (s.windows.empty()) s.windows = pattern_windows(c, s.layers, window);
   return decoder::build_decoder(in, b, s);
 }
 

@@ -3,16 +3,20 @@
 // navit_tower) with Idefics3VisionConfig's defaults (1152 wide, 16 heads, 12 layers, 32-px patches, 224 px). It
 // returns the post-layernormed patches; there is no pooling head. Any image size runs: positions are buckets of the
 // (image_size / patch)^2 table.
-#include "families/clip_common.hpp"
+#include "families/idefics3_vision.hpp"
 
 namespace neurarch::families {
+
+const clip::NavitDefaults& idefics3_vision_defaults() {
+  static const clip::NavitDefaults defaults{
+      .hidden = 1152, .intermediate = 3072, .layers = 12, .heads = 16, .image_size = 224, .patch = 32};
+  return defaults;
+}
+
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
-  return clip::navit_tower(in, b, in.config, blocks::Scope(),
-                           {.hidden = 1152, .intermediate = 3072, .layers = 12, .heads = 16, .image_size = 224,
-                            .patch = 32})
-      .sequence;
+  return clip::navit_tower(in, b, in.config, blocks::Scope(), idefics3_vision_defaults()).sequence;
 }
 
 }  // namespace

@@ -213,14 +213,18 @@ Value language_model(const BuildInput& in, GraphBuilder& b, const Parts& p, Layo
 }
 
 Value top_lm_head(GraphBuilder& b, const Value& x, const Config& text) {
+  // 4.5x ties lm_head to the text model's embedding when the text config says so.
+  return top_lm_head(b, x, text, text.flag({"tie_word_embeddings"}, false));
+}
+
+Value top_lm_head(GraphBuilder& b, const Value& x, const Config& text, bool tied) {
   const graph::Graph& g = b.graph();
   const graph::Node* embed = multimodal::prompt_embedding(g);
   if (!embed || embed->tensors.empty())
     throw Error(ErrorKind::Unsupported, text.origin(), "the language model has no token embedding for lm_head");
   const graph::TensorSpec table = g.tensors[static_cast<std::size_t>(embed->tensors.front())];
   LmHeadSpec head{.module = Scope("lm_head"), .hidden = table.shape.back(), .vocab = table.shape.front()};
-  // 4.5x ties lm_head to the text model's embedding when the text config says so.
-  if (text.flag({"tie_word_embeddings"}, false)) head.tied_weight = table.name;
+  if (tied) head.tied_weight = table.name;
   return lm_head(b, x, "LM_Head", head);
 }
 

@@ -97,6 +97,8 @@ Value language_model(const BuildInput& in, GraphBuilder& b, const Parts& p, Layo
 /// `lm_head` over the base model's output, sized by (and, when text_config ties them, tied to) the
 /// language model's token embedding.
 Value top_lm_head(GraphBuilder& b, const Value& x, const Config& text);
+/// The same, tied as `tied` says (transformers 5 reads the composite config's own tie_word_embeddings).
+Value top_lm_head(GraphBuilder& b, const Value& x, const Config& text, bool tied);
 
 /// The embedding of input_ids reads `image` too (masked_scatter of the image features); fails when the
 /// prompt cannot hold `image_tokens`. Makes input_ids the main input.

@@ -63,3 +63,21 @@ TEST(Lfm2VlFamily, TheImageSizeSetsThePatchGrid) {
 
 }  // namespace
 }  // namespace neurarch
+
+namespace neurarch {
+namespace {
+
+TEST(Lfm2VlFamily, TheReferenceSpellingBuildsTheSameModel) {
+  // The Hub's LFM2-VL configs say "lfm2_vl" (transformers registers that spelling); older files say "lfm2-vl".
+  auto dash = small();
+  auto underscore = small();
+  underscore["model_type"] = "lfm2_vl";
+  const auto a = build(dash).graph;
+  const auto b = build(underscore).graph;
+  EXPECT_TRUE(b.forward.ok) << b.forward.reason;
+  EXPECT_EQ(a.saved_scalars(), b.saved_scalars());
+  EXPECT_EQ(a.tensors.size(), b.tensors.size());
+}
+
+}  // namespace
+}  // namespace neurarch
