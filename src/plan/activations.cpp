@@ -53,9 +53,27 @@ class Builder {
     for (int t : n.tensors) {
       const auto& r = roles_[static_cast<std::size_t>(t)];
       if (!r.matmul) continue;
-      out.push_back(r.trained || r.lora_target);
+      out.push_back(r.trained || r.lora_target || quantized(t));
     }
     return out;
+  }
+
+  // A 4-bit base linear: bitsandbytes' MatMul4Bit keeps its input whenever the input needs a
+  // gradient (ctx.tensors = (A, B), bitsandbytes/autograd/_functions.py), frozen weight or not.
+  bool quantized(int t) const {
+    const auto& r = roles_[static_cast<std::size_t>(t)];
+    return s_.mode == Mode::QLoRA && r.matmul && !r.head && g_.tensors[static_cast<std::size_t>(t)].shape.size() == 2;
+  }
+
+  // Whether the base matmul itself keeps its input: a trained weight (its gradient) or a 4-bit one.
+  bool base_keeps_input(const Node& n, std::size_t matmul_index) const {
+    std::size_t i = 0;
+    for (int t : n.tensors) {
+      const auto& r = roles_[static_cast<std::size_t>(t)];
+      if (!r.matmul) continue;
+      if (i++ == matmul_index) return r.trained || quantized(t);
+    }
+    return false;
   }
 
   bool lora_on(const Node& n, std::size_t matmul_index) const {
@@ -87,8 +105,9 @@ class Builder {
     int readers = 0, lora_readers = 0;
     for (std::size_t i : matmuls) {
       if (i >= saving.size() || !saving[i]) continue;
-      if (lora_on(n, i)) ++lora_readers;
-      else ++readers;
+      const bool adapted = lora_on(n, i);
+      if (adapted) ++lora_readers;
+      if (!adapted || base_keeps_input(n, i)) ++readers;
     }
     bool cast = p_.autocast && in_bytes > 2;
     if (lora_readers > 0 && s_.lora_dropout > 0) {

@@ -148,7 +148,10 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
         static_.dequant_transient = std::max(static_.dequant_transient, allocator_rounded(elements(g.tensors[i]) * 4, rt));
   if (s.mode != Mode::QLoRA || s.qlora_load != QuantizedLoad::LoadThenQuantize) static_.load_bytes = 0;
   static_.workspace = rt.cublas_workspace_bytes;
+  // Activation gradients in flight: the widest output's. The LM head's (the logits) is the loss's
+  // gradient, counted with the loss buffers.
   for (const auto& n : g.nodes) {
+    if (n.type == graph::NodeType::LMHead) continue;
     std::int64_t width = 1;
     for (auto d : n.out) width *= d;
     widest_output_ = std::max(widest_output_, width);
@@ -196,7 +199,7 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
   const std::int64_t logits_grad = allocator_rounded(loss.logits_gradient, rt_);
   // zero_grad(set_to_none=False) keeps every gradient buffer from the previous step.
   const std::int64_t kept_grads = setup_.keep_gradients ? st.gradients : 0;
-  const std::int64_t in_flight = 2 * allocator_rounded(widest_output_ * batch * 4, rt_);
+  const std::int64_t in_flight = in_flight_bytes(batch);
 
   PhaseMemory fwd{"forward_end", "", 0, {}};
   fwd.terms = {{"parameters", st.parameters},
@@ -306,7 +309,11 @@ std::int64_t MemoryModel::logits_peak_bytes(std::int64_t batch) const {
 }
 
 std::int64_t MemoryModel::in_flight_bytes(std::int64_t batch) const {
-  return 2 * allocator_rounded(widest_output_ * batch * 4, rt_);
+  // Gradients have their activation's dtype: 16-bit in a pure half model, fp32 for the residual
+  // stream under autocast and in fp32.
+  const auto precision = precision_rule(setup_.precision);
+  const int bytes = precision.autocast || setup_.precision == Precision::Fp32 ? 4 : precision.compute_bytes;
+  return 2 * allocator_rounded(widest_output_ * batch * bytes, rt_);
 }
 
 std::int64_t MemoryModel::usable_bytes(const Card& card) const {
