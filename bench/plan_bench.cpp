@@ -5,6 +5,7 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
+#include "plan/options.hpp"
 #include "plan/plan.hpp"
 
 namespace {
@@ -25,5 +26,24 @@ void BM_Plan70BAllCards(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Plan70BAllCards)->Unit(benchmark::kMillisecond);
+
+// The same with a framework preset read through the options table (litgpt QLoRA on q/v, chunked
+// loss, a load phase): the preset lookup and the table must not move the target.
+void BM_Plan70BFrameworkPreset(benchmark::State& state) {
+  auto config = neurarch::Config::parse(kLlama70B, "llama-70b.json");
+  auto built = neurarch::model::build_model(config);
+  for (auto _ : state) {
+    neurarch::plan::SetupChoices choices;
+    choices.set("framework", "litgpt");
+    choices.set("qlora", "true");
+    choices.set_list("lora_targets", {"query", "value"});
+    choices.set("batch", "2");
+    auto options = neurarch::plan::plan_options(choices, neurarch::plan::default_runtime());
+    options.cards = neurarch::plan::default_cards();
+    auto plan = neurarch::plan::make_plan(built.graph, options);
+    benchmark::DoNotOptimize(plan.cards.size());
+  }
+}
+BENCHMARK(BM_Plan70BFrameworkPreset)->Unit(benchmark::kMillisecond);
 
 }  // namespace

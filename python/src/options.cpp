@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "plan/options.hpp"
 
 namespace py = pybind11;
 
@@ -17,9 +18,19 @@ namespace {
 
 const std::vector<std::string> kTraceKeys{"class_name", "revision",      "seq",     "image_size", "target_seq",
                                           "checkpoint", "no_checkpoint", "offline", "plan"};
-const std::vector<std::string> kPlanKeys{"batch",     "attention",   "optimizer", "grad_checkpointing", "lora_rank",
-                                         "lora_dropout", "lora_targets", "qlora",  "no_autocast",        "card",
-                                         "cards",     "runtime",     "epochs",    "global_batch",       "samples"};
+// The planner's keywords: every option of plan/options.hpp's table by its name, its aliases
+// (no_autocast), and the files and card.
+const std::vector<std::string>& plan_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& o : plan::setup_options()) k.emplace_back(o.name);
+    for (const auto& a : plan::option_aliases())
+      if (!a.cli.empty()) k.emplace_back(a.name);
+    k.insert(k.end(), {"card", "cards", "runtime"});
+    return k;
+  }();
+  return keys;
+}
 
 std::string type_name(py::handle v) { return py::str(py::type::handle_of(v).attr("__name__")); }
 
@@ -97,21 +108,21 @@ bool is_one_of(const std::vector<std::string>& keys, const std::string& key) {
 }
 
 void set_plan_option(cli::PlanRequest& p, const std::string& key, py::handle v) {
-  if (key == "batch") p.batch = as_int(key, v);
-  else if (key == "attention") p.attention = as_str(key, v);
-  else if (key == "optimizer") p.optimizer = as_str(key, v);
-  else if (key == "grad_checkpointing") p.grad_checkpointing = as_bool(key, v);
-  else if (key == "lora_rank") p.lora_rank = as_int(key, v);
-  else if (key == "lora_dropout") p.lora_dropout = v.is_none() ? std::nullopt : std::optional(as_float(key, v));
-  else if (key == "lora_targets") p.lora_targets = as_names(key, v);
-  else if (key == "qlora") p.qlora = as_bool(key, v);
-  else if (key == "no_autocast") p.no_autocast = as_bool(key, v);
-  else if (key == "card") p.card = as_str(key, v);
+  if (key == "card") p.card = as_str(key, v);
   else if (key == "cards") p.cards_file = as_path(key, v);
   else if (key == "runtime") p.runtime_file = as_path(key, v);
-  else if (key == "epochs") p.epochs = as_int(key, v);
-  else if (key == "global_batch") p.global_batch = as_int(key, v);
-  else if (key == "samples") p.samples = as_int(key, v);
+  else if (const auto* spec = plan::find_option(key)) {
+    if (v.is_none()) return;  // the default
+    switch (spec->kind) {
+      case plan::OptionKind::Integer: p.setup.set(key, std::to_string(as_int(key, v))); break;
+      case plan::OptionKind::Number: p.setup.set(key, plan::option_text(as_float(key, v))); break;
+      case plan::OptionKind::Boolean: p.setup.set(key, plan::option_text(as_bool(key, v))); break;
+      case plan::OptionKind::Choice: p.setup.set(key, as_str(key, v)); break;
+      case plan::OptionKind::TextList: p.setup.set_list(key, as_names(key, v)); break;
+    }
+  } else {
+    p.setup.set_alias(key, as_bool(key, v));
+  }
 }
 
 }  // namespace
@@ -120,7 +131,7 @@ cli::TraceRequest trace_request(const py::dict& options) {
   cli::TraceRequest t;
   cli::PlanRequest p;
   std::optional<bool> plan_flag;
-  std::vector<std::string> plan_keys;
+  std::vector<std::string> given_plan_keys;
   for (auto [k, v] : options) {
     const std::string key = py::str(k);
     if (key == "class_name") t.class_name = as_str(key, v);
@@ -132,16 +143,16 @@ cli::TraceRequest trace_request(const py::dict& options) {
     else if (key == "no_checkpoint") t.no_checkpoint = as_bool(key, v);
     else if (key == "offline") t.offline = as_bool(key, v);
     else if (key == "plan") plan_flag = as_bool(key, v);
-    else if (is_one_of(kPlanKeys, key)) {
+    else if (is_one_of(plan_keys(), key)) {
       set_plan_option(p, key, v);
-      plan_keys.push_back(key);
+      given_plan_keys.push_back(key);
     } else
-      unknown_keyword("trace()", key, {&kTraceKeys, &kPlanKeys});
+      unknown_keyword("trace()", key, {&kTraceKeys, &plan_keys()});
   }
-  if (plan_flag == false && !plan_keys.empty())
+  if (plan_flag == false && !given_plan_keys.empty())
     throw Error(ErrorKind::InvalidInput, "plan",
-                fmt::format("plan=False contradicts the planner options given ({})", fmt::join(plan_keys, ", ")));
-  if (plan_flag.value_or(!plan_keys.empty())) t.plan = p;
+                fmt::format("plan=False contradicts the planner options given ({})", fmt::join(given_plan_keys, ", ")));
+  if (plan_flag.value_or(!given_plan_keys.empty())) t.plan = p;
   return t;
 }
 
@@ -149,7 +160,7 @@ cli::PlanRequest plan_request(const py::dict& options, std::string_view function
   cli::PlanRequest p;
   for (auto [k, v] : options) {
     const std::string key = py::str(k);
-    if (!is_one_of(kPlanKeys, key)) unknown_keyword(function, key, {&kPlanKeys});
+    if (!is_one_of(plan_keys(), key)) unknown_keyword(function, key, {&plan_keys()});
     set_plan_option(p, key, v);
   }
   return p;

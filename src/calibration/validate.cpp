@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "plan/options.hpp"
 #include "plan/plan.hpp"
 #include "report/trace.hpp"
 #include "resolve/resolver.hpp"
@@ -63,13 +64,6 @@ std::vector<const RowResult*> Evaluation::worst(std::size_t n) const {
 
 namespace {
 
-plan::Optimizer optimizer_of(const std::string& name) {
-  if (name == "adamw-fused") return plan::Optimizer::AdamWFused;
-  if (name == "sgd-momentum") return plan::Optimizer::SGDMomentum;
-  if (name == "adam-8bit") return plan::Optimizer::Adam8bit;
-  return plan::Optimizer::AdamW;
-}
-
 // The planner's answer for one row, through make_plan with the row's own card as the catalogue.
 struct Planned {
   plan::MemoryPlan memory;
@@ -77,20 +71,14 @@ struct Planned {
 };
 
 Planned plan_row(const graph::Graph& g, const MeasuredRow& r, const plan::Runtime& rt) {
-  plan::Setup s;
-  s.batch = r.batch;
-  s.attention = r.attention == "eager" ? plan::AttentionImpl::Eager : plan::AttentionImpl::SDPA;
-  s.optimizer = optimizer_of(r.optimizer);
-  s.autocast_bf16 = true;
-  s.lora_rank = r.lora_rank;
-  s.lora_dropout = r.lora_dropout;
-  plan::PlanOptions o;
-  o.full = s;
-  o.full.mode = plan::Mode::Full;
-  o.lora = s;
-  o.lora.mode = plan::Mode::LoRA;
-  o.runtime = rt;
-  o.runtime_set = true;
+  // calibration/measure.py trains under bf16 autocast; everything else the row states.
+  plan::SetupChoices c;
+  c.set("batch", std::to_string(r.batch));
+  c.set("attention", r.attention == "eager" ? "eager" : "sdpa");
+  c.set("optimizer", r.optimizer.empty() ? "adamw" : r.optimizer);
+  c.set("lora_rank", std::to_string(r.lora_rank));
+  c.set("lora_dropout", plan::option_text(r.lora_dropout));
+  plan::PlanOptions o = plan::plan_options(c, rt);
   plan::Card card;
   card.name = r.card.empty() ? "measured device" : r.card;
   card.memory_bytes = r.card_bytes.value_or(r.total_memory_bytes);

@@ -1,8 +1,10 @@
 #include "cli/cli.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -21,6 +23,7 @@
 #include "cli/serve_command.hpp"
 #include "cli/share_client.hpp"
 #include "cli/trace_request.hpp"
+#include "plan/options.hpp"
 #include "render/render.hpp"
 #include "report/trace.hpp"
 
@@ -42,31 +45,48 @@ struct Args {
   bool offline = false;
   std::string output;
   bool plan = false;
-  std::int64_t batch = 1;
-  std::string attention = "sdpa";
-  std::string optimizer = "adamw";
-  bool grad_checkpointing = false;
-  std::int64_t lora_rank = 16;
-  std::optional<double> lora_dropout;
-  std::vector<std::string> lora_targets;
-  bool qlora = false;
-  bool no_autocast = false;
+  std::map<std::string, std::string> setup;  ///< training-setup options as typed, by table name
+  std::map<std::string, std::vector<std::string>> setup_lists;
+  std::map<std::string, bool> aliases;  ///< old flags (--no-autocast) that set a table option
   std::string cards_file;
   std::string runtime_file;
   std::string card;
-  std::int64_t epochs = 10, global_batch = 32, samples = 50000;
   bool share = false;
   std::string server;
 };
 
-// The options a server needs to trace the same report (POST /api/v1/share's keys).
+plan::SetupChoices setup_choices(const Args& a) {
+  plan::SetupChoices c;
+  for (const auto& [name, text] : a.setup) c.set(name, text);
+  for (const auto& [name, items] : a.setup_lists) c.set_list(name, items);
+  for (const auto& [alias, value] : a.aliases) c.set_alias(alias, value);
+  return c;
+}
+
+// The options a server needs to trace the same report (POST /api/v1/share's keys): the table's
+// names with JSON-typed values.
 nlohmann::json share_options(const Args& a) {
-  nlohmann::json o = {{"batch", a.batch}, {"attention", a.attention}, {"optimizer", a.optimizer},
-                      {"grad_checkpointing", a.grad_checkpointing}, {"lora_rank", a.lora_rank}, {"qlora", a.qlora},
-                      {"autocast", !a.no_autocast}, {"epochs", a.epochs}, {"global_batch", a.global_batch},
-                      {"samples", a.samples}};
-  if (a.lora_dropout) o["lora_dropout"] = *a.lora_dropout;
-  if (!a.lora_targets.empty()) o["lora_targets"] = a.lora_targets;
+  nlohmann::json o = nlohmann::json::object();
+  const plan::SetupChoices choices = setup_choices(a);
+  for (const auto& [name, text] : choices.values()) {
+    const auto* spec = plan::find_option(name);
+    switch (spec->kind) {
+      case plan::OptionKind::Integer: o[name] = std::stoll(text); break;
+      case plan::OptionKind::Number: o[name] = std::stod(text); break;
+      case plan::OptionKind::Boolean: o[name] = text == "true"; break;
+      case plan::OptionKind::Choice: o[name] = text; break;
+      case plan::OptionKind::TextList: {
+        auto list = nlohmann::json::array();
+        for (std::size_t start = 0; start <= text.size();) {
+          const std::size_t comma = std::min(text.find(',', start), text.size());
+          if (comma > start) list.push_back(text.substr(start, comma - start));
+          start = comma + 1;
+        }
+        o[name] = list;
+        break;
+      }
+    }
+  }
   if (!a.card.empty()) o["card"] = a.card;
   if (a.seq) o["seq"] = *a.seq;
   if (a.image_size) o["image_size"] = *a.image_size;
@@ -77,13 +97,44 @@ nlohmann::json share_options(const Args& a) {
 // The command line's flags as the request the Python binding fills the same way.
 TraceRequest trace_request(const Args& a) {
   TraceRequest t{a.class_name, a.revision, a.seq, a.image_size, a.target_seq, a.checkpoint, a.no_checkpoint, a.offline, {}};
-  if (a.plan)
-    t.plan = PlanRequest{a.batch,        a.attention, a.optimizer, a.grad_checkpointing, a.lora_rank,
-                         a.lora_dropout, a.lora_targets, a.qlora,  a.no_autocast,        a.cards_file,
-                         a.runtime_file, a.card,      a.epochs,    a.global_batch,       a.samples};
+  if (a.plan) t.plan = PlanRequest{setup_choices(a), a.cards_file, a.runtime_file, a.card};
   return t;
 }
 
+// Every training-setup option of plan/options.hpp's table as a flag; booleans are flags, and those
+// whose default comes from the era also get a --no- form.
+void add_setup_options(CLI::App& app, Args& a, const std::string& group) {
+  for (const auto& spec : plan::setup_options()) {
+    const std::string name(spec.name), flag(spec.cli);
+    std::string help(spec.help);
+    if (!spec.default_text.empty()) help += fmt::format(" (default {})", spec.default_text);
+    switch (spec.kind) {
+      case plan::OptionKind::Boolean:
+        app.add_flag_callback(flag, [&a, name] { a.setup[name] = "true"; }, help)->group(group);
+        if (spec.default_text.empty())
+          app.add_flag_callback("--no-" + flag.substr(2), [&a, name] { a.setup[name] = "false"; },
+                                "the opposite of " + flag)
+              ->group(group);
+        break;
+      case plan::OptionKind::TextList:
+        app.add_option_function<std::vector<std::string>>(
+               flag, [&a, name](const std::vector<std::string>& v) { a.setup_lists[name] = v; }, help)
+            ->delimiter(',')
+            ->group(group);
+        break;
+      default:
+        app.add_option_function<std::string>(flag, [&a, name](const std::string& v) { a.setup[name] = v; }, help)
+            ->group(group);
+    }
+  }
+  for (const auto& alias : plan::option_aliases()) {
+    if (alias.cli.empty()) continue;
+    const std::string name(alias.name);
+    app.add_flag_callback(std::string(alias.cli), [&a, name] { a.aliases[name] = true; },
+                          fmt::format("the same as --{} {}", alias.sets, alias.when_true))
+        ->group(group);
+  }
+}
 
 }  // namespace
 
@@ -148,30 +199,12 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   app.add_flag("--offline", a.offline, "never use the network");
   app.add_option("--output,-o", a.output, "write the report to this file (atomically) instead of stdout");
 
-  auto* planning = "Training plan";
+  const std::string planning = "Training plan";
   app.add_flag("--plan", a.plan, "add the training plan: memory, card fit, split, cost")->group(planning);
-  app.add_option("--batch", a.batch, "batch size of the memory breakdown (default 1)")->group(planning);
-  app.add_option("--attention", a.attention, "sdpa (default) | eager")
-      ->check(CLI::IsMember({"sdpa", "eager"}))
-      ->group(planning);
-  app.add_option("--optimizer", a.optimizer, "adamw (default, multi-tensor) | adamw-fused | sgd-momentum | adam-8bit")
-      ->check(CLI::IsMember({"adamw", "adamw-fused", "sgd-momentum", "adam-8bit"}))
-      ->group(planning);
-  app.add_flag("--grad-checkpointing", a.grad_checkpointing, "keep one input per block, recompute in backward")
-      ->group(planning);
-  app.add_option("--lora-rank", a.lora_rank, "LoRA rank (default 16)")->group(planning);
-  app.add_option("--lora-dropout", a.lora_dropout, "LoRA dropout (default from data/runtime.json)")->group(planning);
-  app.add_option("--lora-targets", a.lora_targets, "module names to adapt (default: every linear but the head)")
-      ->delimiter(',')
-      ->group(planning);
-  app.add_flag("--qlora", a.qlora, "plan QLoRA (4-bit NF4 base) instead of LoRA on a bf16 base")->group(planning);
-  app.add_flag("--no-autocast", a.no_autocast, "plain fp32 training instead of bf16 autocast")->group(planning);
+  add_setup_options(app, a, planning);
   app.add_option("--card", a.card, "plan for this card only")->group(planning);
   app.add_option("--cards", a.cards_file, "card catalogue JSON (default: the bundled data/cards.json)")->group(planning);
   app.add_option("--runtime", a.runtime_file, "runtime constants JSON (default: data/runtime.json)")->group(planning);
-  app.add_option("--epochs", a.epochs, "epochs of the costed run (default 10)")->group(planning);
-  app.add_option("--global-batch", a.global_batch, "global batch of the costed run (default 32)")->group(planning);
-  app.add_option("--samples", a.samples, "training samples of the costed run (default 50000)")->group(planning);
   app.add_flag("--share", a.share, "publish the report on a neurarch server and print its permanent link")->group("Sharing");
   app.add_option("--server", a.server, "server URL for --share (default: $NEURARCH_SERVER)")->group("Sharing");
 

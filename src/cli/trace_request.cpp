@@ -1,6 +1,5 @@
 #include "cli/trace_request.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -24,44 +23,17 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-void require_one_of(const std::string& key, const std::string& value, const std::vector<std::string>& names) {
-  if (std::find(names.begin(), names.end(), value) == names.end())
-    throw Error(ErrorKind::InvalidInput, key, fmt::format("'{}' is not one of {}", value, fmt::join(names, ", ")));
-}
-
 bool offline_requested(const TraceRequest& request) {
   return request.offline || std::getenv("HF_HUB_OFFLINE") != nullptr;
 }
 }  // namespace
 
 plan::PlanOptions plan_options(const PlanRequest& p) {
-  require_one_of("attention", p.attention, kAttentionNames);
-  require_one_of("optimizer", p.optimizer, kOptimizerNames);
-  plan::PlanOptions o;
-  plan::Setup s;
-  s.batch = p.batch;
-  s.attention = p.attention == "eager" ? plan::AttentionImpl::Eager : plan::AttentionImpl::SDPA;
-  s.optimizer = p.optimizer == "adamw-fused"    ? plan::Optimizer::AdamWFused
-                : p.optimizer == "sgd-momentum" ? plan::Optimizer::SGDMomentum
-                : p.optimizer == "adam-8bit"    ? plan::Optimizer::Adam8bit
-                                                : plan::Optimizer::AdamW;
-  s.grad_checkpointing = p.grad_checkpointing;
-  s.autocast_bf16 = !p.no_autocast;
-  s.lora_rank = p.lora_rank;
-  s.lora_targets = p.lora_targets;
-  if (!p.runtime_file.empty()) {
-    o.runtime = plan::parse_runtime(read_file(p.runtime_file), p.runtime_file);
-    o.runtime_set = true;
-  }
-  s.lora_dropout = p.lora_dropout ? *p.lora_dropout
-                                  : (o.runtime_set ? o.runtime : plan::default_runtime()).lora_default_dropout;
-  o.full = s;
-  o.full.mode = plan::Mode::Full;
-  o.lora = s;
-  o.lora.mode = p.qlora ? plan::Mode::QLoRA : plan::Mode::LoRA;
+  const plan::Runtime runtime =
+      p.runtime_file.empty() ? plan::default_runtime() : plan::parse_runtime(read_file(p.runtime_file), p.runtime_file);
+  plan::PlanOptions o = plan::plan_options(p.setup, runtime);
   o.cards = p.cards_file.empty() ? plan::default_cards() : plan::parse_cards(read_file(p.cards_file), p.cards_file);
   if (!p.card.empty()) o.cards = {plan::find_card(o.cards, p.card)};
-  o.run = {p.epochs, p.global_batch, p.samples};
   return o;
 }
 

@@ -7,27 +7,20 @@
 #include <string>
 #include <vector>
 
+#include "plan/options.hpp"
 #include "plan/plan.hpp"
 #include "report/report.hpp"
 #include "resolve/resolver.hpp"
 
 namespace neurarch::cli {
 
-/// The planner's options, named after their command-line flags (--lora-rank -> lora_rank).
+/// The planner's options: every training-setup option by its name in plan/options.hpp's table, plus
+/// the files and card the command line and the Python binding take.
 struct PlanRequest {
-  std::int64_t batch = 1;
-  std::string attention = "sdpa";  ///< sdpa | eager
-  std::string optimizer = "adamw";  ///< adamw | adamw-fused | sgd-momentum | adam-8bit
-  bool grad_checkpointing = false;
-  std::int64_t lora_rank = 16;
-  std::optional<double> lora_dropout;  ///< nullopt: the runtime's default
-  std::vector<std::string> lora_targets;
-  bool qlora = false;
-  bool no_autocast = false;
+  plan::SetupChoices setup;
   std::string cards_file;    ///< "" : the bundled data/cards.json
   std::string runtime_file;  ///< "" : the bundled data/runtime.json
   std::string card;          ///< "" : every card
-  std::int64_t epochs = 10, global_batch = 32, samples = 50000;
 };
 
 struct TraceRequest {
@@ -42,10 +35,7 @@ struct TraceRequest {
   std::optional<PlanRequest> plan;
 };
 
-inline const std::vector<std::string> kAttentionNames{"sdpa", "eager"};
-inline const std::vector<std::string> kOptimizerNames{"adamw", "adamw-fused", "sgd-momentum", "adam-8bit"};
-
-/// Reads --cards/--runtime files; throws InvalidInput for an attention or optimizer name it does not know.
+/// Reads --cards/--runtime files, then plan::plan_options over the choices.
 plan::PlanOptions plan_options(const PlanRequest& request);
 
 /// MODEL as the command line takes it (id[@revision], path, or "-" read from `in`), resolved in the

@@ -1,6 +1,7 @@
 #include "cli/validate_command.hpp"
 
 #include "cli/output.hpp"
+#include "cli/validate_published.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -42,7 +43,14 @@ int run_validate(int argc, const char* const* argv, std::ostream& out, std::ostr
   CLI::App app{"neurarch-trace validate: the memory planner against measured fine-tuning runs (calibration/measure.py)",
                "neurarch-trace validate"};
   std::string dir, format = "text", config_root, runtime_file;
-  app.add_option("dir", dir, "folder of measured CSV files, e.g. calibration/measured/")->required();
+  std::vector<std::string> config_dirs;
+  app.add_option("dir", dir,
+                 "folder of measured CSV files (calibration/measured/), or a JSON list of published rows "
+                 "(measurements/published/rows.json)")
+      ->required();
+  app.add_option("--configs", config_dirs,
+                 "published rows: folders holding the models' config.json as ORG--NAME.json (default: the rows' "
+                 "configs/ folder and ../../corpus/configs)");
   app.add_option("--format,-f", format, "text | json")->check(CLI::IsMember({"text", "json"}));
   app.add_option("--config-root", config_root, "folder the rows' config paths are relative to (default: DIR/..)");
   app.add_option("--runtime", runtime_file, "runtime constants JSON (default: the bundled data/runtime.json)");
@@ -52,6 +60,8 @@ int run_validate(int argc, const char* const* argv, std::ostream& out, std::ostr
     return app.exit(e, out, err);
   }
 
+  if (fs::is_regular_file(dir) && fs::path(dir).extension() == ".json")
+    return run_validate_published(dir, config_dirs, runtime_file, out, err);
   try {
     calibration::EvaluateOptions options;
     options.config_root = config_root.empty() ? default_config_root(dir) : fs::path(config_root);

@@ -19,7 +19,7 @@ std::int64_t tokens_of(const graph::Shape& s) {
 
 // Bytes per element of what each node hands on. Under autocast, matmuls emit bf16, norms run in
 // fp32, and elementwise ops promote to the wider operand (the fp32 residual stream stays fp32).
-struct Precision {
+struct Bytes {
   bool autocast;
   int compute;  ///< bytes of matmul outputs
   int params;   ///< bytes of non-matmul parameters (embeddings, norm weights, layer scale)
@@ -30,10 +30,11 @@ class Builder {
   Builder(const graph::Graph& g, const Setup& s, const std::vector<WeightRole>& roles)
       : g_(g), s_(s), roles_(roles), out_bytes_(g.nodes.size(), 4), recorded_(recorded_by_autograd(g)),
         origin_(g.nodes.size()) {
-    bool full = s.mode == Mode::Full;
-    p_.autocast = s.autocast_bf16;
-    p_.params = full ? 4 : 2;
-    p_.compute = s.autocast_bf16 ? 2 : p_.params;
+    const bool full = s.mode == Mode::Full;
+    const auto rule = precision_rule(s.precision);
+    p_.autocast = rule.autocast;
+    p_.params = full ? rule.parameter_bytes : rule.frozen_base_bytes;
+    p_.compute = rule.autocast ? rule.compute_bytes : p_.params;
   }
 
   ActivationModel run() {
@@ -52,9 +53,27 @@ class Builder {
     for (int t : n.tensors) {
       const auto& r = roles_[static_cast<std::size_t>(t)];
       if (!r.matmul) continue;
-      out.push_back(r.trained || r.lora_target);
+      out.push_back(r.trained || r.lora_target || quantized(t));
     }
     return out;
+  }
+
+  // A 4-bit base linear: bitsandbytes' MatMul4Bit keeps its input whenever the input needs a
+  // gradient (ctx.tensors = (A, B), bitsandbytes/autograd/_functions.py), frozen weight or not.
+  bool quantized(int t) const {
+    const auto& r = roles_[static_cast<std::size_t>(t)];
+    return s_.mode == Mode::QLoRA && r.matmul && !r.head && g_.tensors[static_cast<std::size_t>(t)].shape.size() == 2;
+  }
+
+  // Whether the base matmul itself keeps its input: a trained weight (its gradient) or a 4-bit one.
+  bool base_keeps_input(const Node& n, std::size_t matmul_index) const {
+    std::size_t i = 0;
+    for (int t : n.tensors) {
+      const auto& r = roles_[static_cast<std::size_t>(t)];
+      if (!r.matmul) continue;
+      if (i++ == matmul_index) return r.trained || quantized(t);
+    }
+    return false;
   }
 
   bool lora_on(const Node& n, std::size_t matmul_index) const {
@@ -71,21 +90,24 @@ class Builder {
   // every linear that reads it (only weights are cached), so q, k and v each keep their own copy;
   // a bf16 input is shared. LoRA with dropout keeps a mask and a dropped copy per adapted linear.
   void linear_inputs(NodeActivations& a, const Node& n, std::size_t first, std::size_t count, std::int64_t elements,
-                     int in_bytes, const std::string& what) {
+                     int in_bytes, const std::string& what, bool adapters_only = false) {
     std::vector<std::size_t> readers(count);
     std::iota(readers.begin(), readers.end(), first);
-    linear_inputs(a, n, readers, elements, in_bytes, what);
+    linear_inputs(a, n, readers, elements, in_bytes, what, adapters_only);
   }
 
   // The same for linears that read one input but are not declared next to each other.
+  // `adapters_only`: the input itself is already kept (shared encoder states): only the adapters'
+  // own dropout copies are new.
   void linear_inputs(NodeActivations& a, const Node& n, const std::vector<std::size_t>& matmuls,
-                     std::int64_t elements, int in_bytes, const std::string& what) {
+                     std::int64_t elements, int in_bytes, const std::string& what, bool adapters_only = false) {
     auto saving = saving_weights(n);
     int readers = 0, lora_readers = 0;
     for (std::size_t i : matmuls) {
       if (i >= saving.size() || !saving[i]) continue;
-      if (lora_on(n, i)) ++lora_readers;
-      else ++readers;
+      const bool adapted = lora_on(n, i);
+      if (adapted) ++lora_readers;
+      if (!adapted || base_keeps_input(n, i)) ++readers;
     }
     bool cast = p_.autocast && in_bytes > 2;
     if (lora_readers > 0 && s_.lora_dropout > 0) {
@@ -95,7 +117,7 @@ class Builder {
     } else {
       readers += lora_readers;
     }
-    if (readers == 0) return;
+    if (readers == 0 || adapters_only) return;
     if (cast)
       a.saved.push_back({what + " (bf16 casts)", elements * readers, 2});
     else
@@ -103,10 +125,18 @@ class Builder {
   }
 
   void lora_bottlenecks(NodeActivations& a, const Node& n, std::int64_t tokens) {
-    std::int64_t adapted = 0;
+    std::int64_t adapted = 0, adapted_outputs = 0;
     for (int t : n.tensors)
-      if (roles_[static_cast<std::size_t>(t)].lora_target && s_.mode != Mode::Full) ++adapted;
-    if (adapted) a.saved.push_back({"LoRA A outputs", tokens * s_.lora_rank * adapted, p_.compute});
+      if (roles_[static_cast<std::size_t>(t)].lora_target && s_.mode != Mode::Full) {
+        ++adapted;
+        adapted_outputs += g_.tensors[static_cast<std::size_t>(t)].shape.front();
+      }
+    // DoRA rescales base and adapter outputs by magnitude / ||W + BA||: the product keeps both.
+    if (s_.dora && adapted_outputs)
+      a.saved.push_back({"DoRA base and adapter outputs", 2 * tokens * adapted_outputs, p_.compute});
+    // Without autocast the adapter runs in its own dtype (PEFT casts the input to an fp32 adapter's).
+    if (adapted)
+      a.saved.push_back({"LoRA A outputs", tokens * s_.lora_rank * adapted, p_.autocast ? p_.compute : adapter_bytes(s_)});
   }
 
   // Saved by the activation function itself, per intermediate element; `bytes` overrides the compute
@@ -233,13 +263,19 @@ class Builder {
         linear_inputs(a, n, 0, 1, tokens * d_in, in_bytes, "classifier input");
         out = c;
         break;
-      case NodeType::LMHead:
+      case NodeType::LMHead: {
         linear_inputs(a, n, 0, 1, tokens * d_in, in_bytes, "LM head input");
-        logits_.logits_bytes += tokens * d * c;
-        logits_.log_softmax_bytes += tokens * d * 4;
-        logits_.loss_transient_bytes += 2 * tokens * d * 4;
-        logits_.logits_grad_bytes += tokens * d * (4 + c);
+        lora_bottlenecks(a, n, tokens);
+        const auto loss = loss_memory(s_, tokens, d, c);
+        logits_.tokens += tokens;
+        logits_.vocab = std::max(logits_.vocab, d);
+        logits_.compute_bytes = c;
+        logits_.logits_bytes += loss.logits;
+        logits_.log_softmax_bytes += loss.saved;
+        logits_.loss_transient_bytes += loss.forward_transient;
+        logits_.logits_grad_bytes += loss.logits_gradient;
         out = c;
+      }
         break;
       case NodeType::ContrastiveLogits:
         contrastive(a, n);
@@ -468,10 +504,7 @@ class Builder {
     if (memory_saved_.size() != g_.nodes.size()) memory_saved_.assign(g_.nodes.size(), false);
     if (!cast && memory_saved_[static_cast<std::size_t>(memory.index)]) {
       // Only LoRA extras (dropout copies) would still be new; the states themselves are shared.
-      NodeActivations extra;
-      linear_inputs(extra, n, 1, 2, elements, memory_bytes, "k/v projections' input (encoder states)");
-      for (auto& t : extra.saved)
-        if (t.what.find("LoRA") != std::string::npos) a.saved.push_back(std::move(t));
+      linear_inputs(a, n, 1, 2, elements, memory_bytes, "k/v projections' input (encoder states)", true);
       return;
     }
     const std::size_t before = a.saved.size();
@@ -622,7 +655,7 @@ class Builder {
   std::vector<bool> recorded_;  ///< per node: recorded_by_autograd
   bool dense_moe_note_ = false;
   std::vector<const graph::GraphInput*> origin_;
-  Precision p_{};
+  Bytes p_{};
   LogitsTerms logits_;
   std::vector<std::string> notes_;
   bool lora_dropout_seen_ = false, lora_note_ = false, eager_note_ = false, ssm_note_ = false, eager_only_note_ = false;

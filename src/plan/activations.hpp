@@ -8,6 +8,7 @@
 
 #include "graph/graph.hpp"
 #include "plan/setup.hpp"
+#include "plan/setup_rules.hpp"
 #include "plan/weights.hpp"
 
 namespace neurarch::plan {
@@ -25,8 +26,12 @@ struct NodeActivations {
   std::int64_t bytes_per_sample() const;
 };
 
-/// Language-model logits and the cross-entropy over them, per sample.
+/// Language-model logits and the loss over them, per sample (setup_rules.cpp's loss_memory at batch 1;
+/// the memory timeline recomputes them for the step's tokens, which chunked losses need).
 struct LogitsTerms {
+  std::int64_t tokens = 0;  ///< per sample, summed over heads
+  std::int64_t vocab = 0;   ///< the widest head's output
+  int compute_bytes = 2;
   std::int64_t logits_bytes = 0;          ///< model output kept until the step ends (compute dtype)
   std::int64_t log_softmax_bytes = 0;     ///< fp32 log-probabilities saved for the loss's backward
   std::int64_t loss_transient_bytes = 0;  ///< fp32 upcast + shifted copy while the loss is computed

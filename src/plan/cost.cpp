@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "plan/setup_rules.hpp"
 #include "plan/weights.hpp"
 
 namespace neurarch::plan {
@@ -15,28 +16,18 @@ std::int64_t tokens_of(const graph::Shape& s) {
   return t;
 }
 
-// Bytes of memory traffic per optimizer-updated parameter: AdamW reads param, grad and two
-// moments and writes param and moments (28); the foreach step adds a write and read of its
-// temporary (8); SGD momentum reads param, grad, buffer and writes two (20); 8-bit Adam moves
-// 1-byte moments.
-double optimizer_traffic(Optimizer o) {
-  switch (o) {
-    case Optimizer::AdamW: return 36;
-    case Optimizer::AdamWFused: return 28;
-    case Optimizer::SGDMomentum: return 20;
-    case Optimizer::Adam8bit: return 16;
-  }
-  return 36;
-}
-
 }  // namespace
 
 std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
   auto roles = weight_roles(g, s);
   const auto recorded = recorded_by_autograd(g);
   const bool full = s.mode == Mode::Full;
-  const double weight_read = full ? (s.autocast_bf16 ? 6.0 : 4.0) : (s.mode == Mode::QLoRA ? 4.5 : 2.0);
-  const double act = s.autocast_bf16 ? 2.0 : 4.0;
+  const auto precision = precision_rule(s.precision);
+  // A full fine-tune under autocast reads the master weight and its 16-bit copy.
+  const double weight_read = full ? (precision.autocast ? precision.parameter_bytes + precision.compute_bytes
+                                                        : static_cast<double>(precision.parameter_bytes))
+                                  : (s.mode == Mode::QLoRA ? 4.5 : 2.0);
+  const double act = precision.autocast ? precision.compute_bytes : (s.precision == Precision::Fp32 ? 4.0 : 2.0);
   std::vector<NodeCost> out(g.nodes.size());
   for (const auto& n : g.nodes) {
     auto& c = out[static_cast<std::size_t>(n.index)];
@@ -50,7 +41,8 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
       const auto& spec = g.tensors[static_cast<std::size_t>(t)];
       const auto& r = roles[static_cast<std::size_t>(t)];
       if (!r.matmul) {
-        if (spec.saved()) c.weight_bytes += static_cast<double>(spec.scalars()) * (full ? 4.0 : 2.0);
+        if (spec.saved())
+          c.weight_bytes += static_cast<double>(spec.scalars()) * (full ? precision.parameter_bytes : 2.0);
         continue;
       }
       double elems = static_cast<double>(spec.scalars());
@@ -113,7 +105,10 @@ CostPlan plan_cost(const MemoryModel& m, const graph::Graph& g, const std::vecto
   plan.steps = steps_per_epoch * run.epochs;
   plan.flops = flops_per_sample * static_cast<double>(run.global_batch) * static_cast<double>(plan.steps);
   const auto& rt = m.runtime();
-  const double optimizer_bytes = static_cast<double>(m.trainable_parameters()) * optimizer_traffic(m.setup().optimizer);
+  const auto& setup = m.setup();
+  const int updated_bytes = setup.mode == Mode::Full ? precision_rule(setup.precision).parameter_bytes : adapter_bytes(setup);
+  const double optimizer_bytes =
+      static_cast<double>(m.trainable_parameters()) * optimizer_traffic_bytes(setup.optimizer, updated_bytes);
 
   for (std::size_t i = 0; i < cards.size(); ++i) {
     if (max_batches[i] <= 0) continue;

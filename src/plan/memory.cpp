@@ -5,28 +5,11 @@
 #include <set>
 #include <string_view>
 
+#include "plan/setup_rules.hpp"
 #include "plan/weights.hpp"
 
 namespace neurarch::plan {
 namespace {
-
-// Bytes per trainable parameter of the optimizer's state and of its step's working copies.
-// AdamW keeps two fp32 moments; PyTorch's default multi-tensor (foreach) step materialises
-// sqrt(exp_avg_sq) for the whole group, the fused kernel does not. SGD keeps one momentum buffer.
-// 8-bit Adam (bitsandbytes) keeps two 8-bit moments plus block-wise constants.
-struct OptimizerBytes {
-  double state;
-  double temporaries;
-};
-OptimizerBytes optimizer_bytes(Optimizer o) {
-  switch (o) {
-    case Optimizer::AdamW: return {8, 4};
-    case Optimizer::AdamWFused: return {8, 0};
-    case Optimizer::SGDMomentum: return {4, 0};
-    case Optimizer::Adam8bit: return {2.0 + 8.0 / 2048.0, 0};
-  }
-  return {8, 4};
-}
 
 // QLoRA stores linear weights as 4-bit NF4 (0.5 byte) with double-quantised block constants
 // (8-bit absmax per 64 weights plus an fp32 scale per 256 blocks: 0.127 bits per weight, QLoRA paper).
@@ -43,13 +26,40 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
       node_grads_(g.nodes.size(), 0),
       node_copies_(g.nodes.size(), 0),
       node_params_(g.nodes.size(), 0),
-      node_trainable_(g.nodes.size(), 0) {
+      node_trainable_(g.nodes.size(), 0),
+      node_optimizer_(g.nodes.size(), 0) {
   auto roles = weight_roles(g, s);
   acts_ = saved_activations(g, s, roles);
   const bool full = s.mode == Mode::Full;
-  const auto opt = optimizer_bytes(s.optimizer);
+  const auto precision = precision_rule(s.precision);
+  const int adapter = adapter_bytes(s);
+  const bool group_temporaries = temporaries_per_group(s);
 
-  std::int64_t largest_matmul = 0;
+  std::int64_t largest_matmul = 0, largest_temporaries = 0, group_temporaries_bytes = 0;
+  // One trainable tensor: its optimizer state (paged state is counted apart) and step temporaries.
+  auto optimize = [&](std::size_t node, const graph::Shape& shape, std::int64_t n, int bytes) {
+    const auto m = optimizer_memory(s.optimizer, shape, n, bytes);
+    (optimizer_state_paged(s.optimizer) ? static_.paged_optimizer_state : static_.optimizer_state) += m.state;
+    node_optimizer_[node] += m.state + m.temporaries;
+    group_temporaries_bytes += m.temporaries;
+    largest_temporaries = std::max(largest_temporaries, m.temporaries);
+  };
+  // A LoRA/DoRA adapter: A [rank, in] and B [out, rank] (plus DoRA's magnitude) in the adapters'
+  // dtype, autocast's 16-bit copy of them, their optimizer memory; returns its gradients' bytes.
+  auto add_adapter = [&](const graph::TensorSpec& t, const WeightRole& r) {
+    const std::size_t node = static_cast<std::size_t>(t.node);
+    const std::int64_t bytes = allocator_rounded(r.lora_parameters * adapter, rt);
+    static_.parameters += bytes;
+    if (precision.autocast && adapter > precision.compute_bytes) {
+      const std::int64_t copy = allocator_rounded(r.lora_parameters * precision.compute_bytes, rt);
+      static_.autocast_copies += copy;
+      node_copies_[node] += copy;
+    }
+    optimize(node, {s.lora_rank, t.shape[1]}, s.lora_rank * t.shape[1], adapter);
+    optimize(node, {t.shape[0], s.lora_rank}, t.shape[0] * s.lora_rank, adapter);
+    if (r.dora_parameters) optimize(node, {r.dora_parameters}, r.dora_parameters, adapter);
+    return bytes;
+  };
   // Autocast caches one bf16 cast per leaf tensor that requires grad: a tied head casts the embedding
   // once (its lookup reads fp32), and a weight shared by several layers (ALBERT) is cast once for all of
   // them. A frozen weight's cast is not cached.
@@ -66,40 +76,58 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
     const auto& t = g.tensors[i];
     const auto& r = roles[i];
     const std::size_t node = static_cast<std::size_t>(t.node);
-    if (r.matmul && s.autocast_bf16 && full && !t.frozen && cast_once.insert(t.saved() ? t.name : t.tied_to).second) {
-      std::int64_t copy = allocator_rounded(elements(t) * 2, rt);
+    if (r.matmul && precision.autocast && full && !t.frozen &&
+        cast_once.insert(t.saved() ? t.name : t.tied_to).second) {
+      std::int64_t copy = allocator_rounded(elements(t) * precision.compute_bytes, rt);
       static_.autocast_copies += copy;
       node_copies_[node] += copy;
     }
-    if (!t.saved()) continue;
+    if (!t.saved()) {
+      // A tied head shares its weight, not its adapter: the adapter is the head's own.
+      if (!full && r.lora_target) {
+        trainable_ += r.lora_parameters;
+        node_trainable_[node] += r.lora_parameters;
+        const std::int64_t before = static_.parameters;
+        node_grads_[node] += add_adapter(t, r);
+        node_params_[node] += static_.parameters - before;
+      }
+      continue;
+    }
     std::int64_t n = elements(t);
     const std::int64_t params_before = static_.parameters;
+    // Loaded whole in 16 bits before anything is quantized (litgpt): every tensor at its load dtype.
+    static_.load_bytes += allocator_rounded(
+        n * (t.kind == graph::TensorKind::Buffer ? dtype_bytes(t.dtype) : precision.frozen_base_bytes), rt);
     if (t.kind == graph::TensorKind::Buffer) {
       static_.parameters += allocator_rounded(n * dtype_bytes(t.dtype), rt);
       node_params_[node] += static_.parameters - params_before;
       continue;
     }
+    std::int64_t grad_bytes = 0;
     std::int64_t trainable_here = 0;
     if (full) {
-      static_.parameters += allocator_rounded(n * 4, rt);
-      trainable_here = r.trained ? n : 0;
+      static_.parameters += allocator_rounded(n * precision.parameter_bytes, rt);
+      if (r.trained) {
+        trainable_here = n;
+        grad_bytes = allocator_rounded(n * precision.parameter_bytes, rt);
+        optimize(node, t.shape, n, precision.parameter_bytes);
+      }
     } else {
       bool quantized = s.mode == Mode::QLoRA && r.matmul && !r.head && t.shape.size() == 2;
-      static_.parameters += allocator_rounded(
-          quantized ? static_cast<std::int64_t>(static_cast<double>(n) * kNf4BytesPerWeight) : n * 2, rt);
+      const std::int64_t base = quantized ? static_cast<std::int64_t>(static_cast<double>(n) * kNf4BytesPerWeight)
+                                          : n * precision.frozen_base_bytes;
+      static_.parameters += allocator_rounded(base, rt);
       if (quantized) largest_matmul = std::max(largest_matmul, n);
       if (r.lora_target) {
-        // Adapters are created in fp32 (PEFT autocast_adapter_dtype) and trained.
-        static_.parameters += allocator_rounded(r.lora_parameters * 4, rt);
-        if (s.autocast_bf16) {
-          static_.autocast_copies += allocator_rounded(r.lora_parameters * 2, rt);
-          node_copies_[node] += allocator_rounded(r.lora_parameters * 2, rt);
-        }
         trainable_here = r.lora_parameters;
+        grad_bytes = add_adapter(t, r);
       }
       if (r.trained) {
-        static_.parameters += allocator_rounded(n * 4, rt);  // PEFT's trainable copy (modules_to_save)
-        trainable_here = n;
+        // PEFT's trainable copy (modules_to_save) in the adapters' dtype.
+        static_.parameters += allocator_rounded(n * adapter, rt);
+        trainable_here += n;
+        grad_bytes += allocator_rounded(n * adapter, rt);
+        optimize(node, t.shape, n, adapter);
       }
     }
     trainable_ += trainable_here;
@@ -107,15 +135,23 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
     node_params_[node] += static_.parameters - params_before;
     const auto user = last_user.find(t.name);
     const std::size_t grad_node = user == last_user.end() ? node : std::max(node, user->second);
-    node_grads_[grad_node] += allocator_rounded(trainable_here * 4, rt);
+    node_grads_[grad_node] += grad_bytes;
   }
   static_.gradients = 0;
   for (auto b : node_grads_) static_.gradients += b;
-  static_.optimizer_state = static_cast<std::int64_t>(static_cast<double>(trainable_) * opt.state);
-  static_.optimizer_temporaries = static_cast<std::int64_t>(static_cast<double>(trainable_) * opt.temporaries);
+  static_.optimizer_temporaries = group_temporaries ? group_temporaries_bytes : largest_temporaries;
   static_.dequant_transient = allocator_rounded(largest_matmul * 2, rt);
+  // DoRA recomputes the adapted weight (W + scale * B A) for its column norm: one weight at a time.
+  if (s.mode != Mode::Full && s.dora)
+    for (std::size_t i = 0; i < g.tensors.size(); ++i)
+      if (roles[i].lora_target)
+        static_.dequant_transient = std::max(static_.dequant_transient, allocator_rounded(elements(g.tensors[i]) * 4, rt));
+  if (s.mode != Mode::QLoRA || s.qlora_load != QuantizedLoad::LoadThenQuantize) static_.load_bytes = 0;
   static_.workspace = rt.cublas_workspace_bytes;
+  // Activation gradients in flight: the widest output's. The LM head's (the logits) is the loss's
+  // gradient, counted with the loss buffers.
   for (const auto& n : g.nodes) {
+    if (n.type == graph::NodeType::LMHead) continue;
     std::int64_t width = 1;
     for (auto d : n.out) width *= d;
     widest_output_ = std::max(widest_output_, width);
@@ -156,16 +192,19 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
   }
   std::int64_t activations = 0;
   for (auto b : kept) activations += b;
-  const auto& lg = acts_.logits;
-  const std::int64_t logits = allocator_rounded(lg.logits_bytes * batch, rt_);
-  const std::int64_t log_softmax = allocator_rounded(lg.log_softmax_bytes * batch, rt_);
-  const std::int64_t loss_transient = allocator_rounded(lg.loss_transient_bytes * batch, rt_);
-  const std::int64_t logits_grad = allocator_rounded(lg.logits_grad_bytes * batch, rt_);
-  const std::int64_t in_flight = 2 * allocator_rounded(widest_output_ * batch * 4, rt_);
+  const auto loss = loss_at(batch);
+  const std::int64_t logits = allocator_rounded(loss.logits, rt_);
+  const std::int64_t log_softmax = allocator_rounded(loss.saved, rt_);
+  const std::int64_t loss_transient = allocator_rounded(loss.forward_transient, rt_);
+  const std::int64_t logits_grad = allocator_rounded(loss.logits_gradient, rt_);
+  // zero_grad(set_to_none=False) keeps every gradient buffer from the previous step.
+  const std::int64_t kept_grads = setup_.keep_gradients ? st.gradients : 0;
+  const std::int64_t in_flight = in_flight_bytes(batch);
 
   PhaseMemory fwd{"forward_end", "", 0, {}};
   fwd.terms = {{"parameters", st.parameters},
                {"optimizer_state", st.optimizer_state},
+               {"gradients", kept_grads},
                {"autocast_weight_copies", st.autocast_copies},
                {"activations", activations},
                {"logits", logits},
@@ -176,7 +215,7 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
   // Backward: walk the nodes in reverse; gradients appear as each node finishes, saved tensors
   // and autocast copies go as each node's backward consumes them.
   PhaseMemory bwd{"backward", "", 0, {}};
-  std::int64_t grads = 0, copies = st.autocast_copies, alive = activations;
+  std::int64_t grads = kept_grads, copies = st.autocast_copies, alive = activations;
   std::int64_t recompute = 0;
   int current_block = -2;
   bool head_done = false;
@@ -190,7 +229,7 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
     } else if (node.block < 0) {
       recompute = 0;
     }
-    grads += node_grads_[k];
+    if (!setup_.keep_gradients) grads += node_grads_[k];
     std::int64_t loss_bytes = head_done ? 0 : log_softmax + logits_grad;
     std::int64_t total = st.parameters + st.optimizer_state + grads + copies + alive + recompute + loss_bytes +
                          in_flight + st.dequant_transient + st.workspace;
@@ -220,11 +259,16 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
                {"optimizer_temporaries", st.optimizer_temporaries},
                {"cublas_workspace", st.workspace}};
 
-  for (auto* p : {&fwd, &opt}) {
+  // QLoRA loaded whole in 16 bits and quantized afterwards: the load is a phase of its own.
+  PhaseMemory load{"load", "", 0, {{"parameters_at_load_dtype", st.load_bytes}}};
+  for (auto* p : {&fwd, &opt, &load}) {
     p->allocated = 0;
     for (const auto& t : p->terms) p->allocated += t.bytes;
   }
-  plan.phases = {fwd, bwd, opt};
+  if (st.load_bytes > 0) plan.phases.push_back(load);
+  plan.phases.push_back(fwd);
+  plan.phases.push_back(bwd);
+  if (has_optimizer_step(setup_.optimizer)) plan.phases.push_back(opt);
   const PhaseMemory* peak = &plan.phases[0];
   for (const auto& p : plan.phases)
     if (p.allocated > peak->allocated) peak = &p;
@@ -233,19 +277,24 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
   const std::int64_t fragmentation =
       static_cast<std::int64_t>(static_cast<double>(plan.peak_allocated) * rt_.fragmentation_fraction);
   plan.reserved = plan.peak_allocated + fragmentation;
-  plan.device_bytes = plan.reserved + rt_.cuda_context_bytes;
+  plan.device_bytes = plan.reserved + rt_.cuda_context_bytes + st.paged_optimizer_state;
   for (const auto& t : peak->terms)
     if (t.bytes) plan.breakdown.push_back(t);
   plan.breakdown.push_back({"allocator_fragmentation", fragmentation});
+  if (st.paged_optimizer_state) plan.breakdown.push_back({"paged_optimizer_state", st.paged_optimizer_state});
   plan.breakdown.push_back({"cuda_context", rt_.cuda_context_bytes});
   return plan;
 }
 
 std::int64_t MemoryModel::node_model_bytes(int node) const {
   const auto i = static_cast<std::size_t>(node);
-  const auto opt = optimizer_bytes(setup_.optimizer);
-  return node_params_[i] + node_grads_[i] + node_copies_[i] +
-         static_cast<std::int64_t>(static_cast<double>(node_trainable_[i]) * (opt.state + opt.temporaries));
+  return node_params_[i] + node_grads_[i] + node_copies_[i] + node_optimizer_[i];
+}
+
+LossMemory MemoryModel::loss_at(std::int64_t batch) const {
+  const auto& lg = acts_.logits;
+  if (lg.tokens == 0) return {};
+  return loss_memory(setup_, lg.tokens * batch, lg.vocab, lg.compute_bytes);
 }
 
 std::int64_t MemoryModel::node_activation_bytes(int node, std::int64_t batch) const {
@@ -255,14 +304,16 @@ std::int64_t MemoryModel::node_activation_bytes(int node, std::int64_t batch) co
 }
 
 std::int64_t MemoryModel::logits_peak_bytes(std::int64_t batch) const {
-  const auto& lg = acts_.logits;
-  std::int64_t forward = lg.logits_bytes + lg.log_softmax_bytes + lg.loss_transient_bytes;
-  std::int64_t backward = lg.log_softmax_bytes + lg.logits_grad_bytes;
-  return allocator_rounded(std::max(forward, backward) * batch, rt_);
+  const auto l = loss_at(batch);
+  return allocator_rounded(std::max(l.logits + l.saved + l.forward_transient, l.saved + l.logits_gradient), rt_);
 }
 
 std::int64_t MemoryModel::in_flight_bytes(std::int64_t batch) const {
-  return 2 * allocator_rounded(widest_output_ * batch * 4, rt_);
+  // Gradients have their activation's dtype: 16-bit in a pure half model, fp32 for the residual
+  // stream under autocast and in fp32.
+  const auto precision = precision_rule(setup_.precision);
+  const int bytes = precision.autocast || setup_.precision == Precision::Fp32 ? 4 : precision.compute_bytes;
+  return 2 * allocator_rounded(widest_output_ * batch * bytes, rt_);
 }
 
 std::int64_t MemoryModel::usable_bytes(const Card& card) const {
@@ -293,8 +344,34 @@ const char* optimizer_name(Optimizer o) {
   switch (o) {
     case Optimizer::AdamW: return "adamw";
     case Optimizer::AdamWFused: return "adamw-fused";
+    case Optimizer::AdamW8bit: return "adamw-8bit";
+    case Optimizer::PagedAdamW8bit: return "paged-adamw-8bit";
+    case Optimizer::PagedAdamW: return "paged-adamw";
+    case Optimizer::Adafactor: return "adafactor";
+    case Optimizer::SGD: return "sgd";
     case Optimizer::SGDMomentum: return "sgd-momentum";
-    case Optimizer::Adam8bit: return "adam-8bit";
+    case Optimizer::None: return "none";
+  }
+  return "?";
+}
+
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::Fp32: return "fp32";
+    case Precision::AmpBf16: return "amp-bf16";
+    case Precision::AmpFp16: return "amp-fp16";
+    case Precision::Bf16: return "bf16";
+    case Precision::Fp16: return "fp16";
+  }
+  return "?";
+}
+
+const char* loss_name(Loss l) {
+  switch (l) {
+    case Loss::CrossEntropy: return "cross-entropy";
+    case Loss::Chunked: return "chunked";
+    case Loss::Fused: return "fused";
+    case Loss::LogitsSum: return "logits-sum";
   }
   return "?";
 }

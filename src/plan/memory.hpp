@@ -10,6 +10,7 @@
 #include "plan/activations.hpp"
 #include "plan/hardware.hpp"
 #include "plan/setup.hpp"
+#include "plan/setup_rules.hpp"
 
 namespace neurarch::plan {
 
@@ -19,7 +20,7 @@ struct MemoryTerm {
 };
 
 struct PhaseMemory {
-  std::string phase;  ///< "forward_end" | "backward" | "optimizer_step"
+  std::string phase;  ///< "load" | "forward_end" | "backward" | "optimizer_step"
   std::string at;     ///< node the backward peak happens at, "" otherwise
   std::int64_t allocated = 0;
   std::vector<MemoryTerm> terms;
@@ -51,6 +52,8 @@ class MemoryModel {
   struct Static {
     std::int64_t parameters = 0, gradients = 0, optimizer_state = 0, optimizer_temporaries = 0;
     std::int64_t autocast_copies = 0, dequant_transient = 0, workspace = 0;
+    std::int64_t paged_optimizer_state = 0;  ///< on the device, outside max_memory_allocated
+    std::int64_t load_bytes = 0;             ///< a load-then-quantize load phase; 0 otherwise
   };
   const Static& static_terms() const { return static_; }
   /// Per node: bytes of what it owns for the whole step (its parameters, their gradients,
@@ -61,6 +64,8 @@ class MemoryModel {
   /// Logits and loss buffers at their largest (forward end or start of backward), for `batch`.
   std::int64_t logits_peak_bytes(std::int64_t batch) const;
   std::int64_t in_flight_bytes(std::int64_t batch) const;
+  /// The loss's buffers for the step's tokens at `batch`.
+  LossMemory loss_at(std::int64_t batch) const;
   const Runtime& runtime() const { return rt_; }
 
  private:
@@ -72,7 +77,7 @@ class MemoryModel {
   ActivationModel acts_;
   Static static_;
   std::int64_t trainable_ = 0;
-  std::vector<std::int64_t> node_grads_, node_copies_, node_params_, node_trainable_;
+  std::vector<std::int64_t> node_grads_, node_copies_, node_params_, node_trainable_, node_optimizer_;
   std::int64_t widest_output_ = 0;
 };
 

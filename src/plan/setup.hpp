@@ -1,5 +1,7 @@
 #pragma once
-// What the user plans to run: the training setup every memory and cost figure depends on.
+// What the user plans to run: the training setup every memory and cost figure depends on. The
+// vocabulary's names, defaults and spellings are in plan/options.hpp; what each choice changes in
+// the timeline is in plan/setup_rules.hpp (one rule per choice, with its source).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -7,18 +9,67 @@
 namespace neurarch::plan {
 
 enum class Mode { Full, LoRA, QLoRA };
-enum class Optimizer { AdamW, AdamWFused, SGDMomentum, Adam8bit };
+
+/// Where the weights, gradients and optimizer state live and what the matmuls compute in.
+///  - Fp32: everything fp32.
+///  - AmpBf16 / AmpFp16: fp32 master weights, gradients and state; autocast runs matmuls in 16 bits
+///    (fp16 adds torch.amp.GradScaler, whose per-step state is a scalar).
+///  - Bf16 / Fp16 ("pure half": torchtune, litgpt bf16-true, from_pretrained(torch_dtype=bf16) with a
+///    plain loop): weights, gradients and torch's optimizer moments in the parameter dtype.
+enum class Precision { Fp32, AmpBf16, AmpFp16, Bf16, Fp16 };
+
+/// The optimizer as it is constructed: its state per trainable parameter and its step's working
+/// memory are in setup_rules.cpp.
+enum class Optimizer {
+  AdamW,           ///< torch.optim.AdamW (foreach or for-loop: Setup::optimizer_foreach)
+  AdamWFused,      ///< torch.optim.AdamW(fused=True)
+  AdamW8bit,       ///< bitsandbytes AdamW8bit / Adam8bit
+  PagedAdamW8bit,  ///< bitsandbytes PagedAdamW8bit: state in CUDA managed memory
+  PagedAdamW,      ///< bitsandbytes PagedAdamW (32-bit): state in CUDA managed memory
+  Adafactor,       ///< transformers.Adafactor with its defaults
+  SGD,             ///< torch.optim.SGD without momentum: no state
+  SGDMomentum,     ///< torch.optim.SGD(momentum>0): one buffer
+  None,            ///< forward + backward only: no optimizer phase
+};
+
 enum class AttentionImpl { SDPA, Eager };
+
+/// How the language-model loss is computed over the logits.
+///  - CrossEntropy: transformers' loss: the full logits up-cast to fp32, shifted, log-softmax saved.
+///  - Chunked: the loss (and, for LoRA in litgpt, the head) runs per chunk of `loss_chunk` tokens in
+///    the compute dtype (litgpt's chunked_cross_entropy, torchtune's CEWithChunkedOutputLoss): no
+///    full fp32 copy; each chunk's log-probabilities are kept.
+///  - Fused: the head and the loss fused per chunk (Liger's fused linear cross-entropy): the full
+///    logits never exist.
+///  - LogitsSum: `loss = logits.sum()` (forward/backward benchmarks): no softmax at all.
+enum class Loss { CrossEntropy, Chunked, Fused, LogitsSum };
+
+/// Where a quantized base's weights pass on their way to the card: quantized as each is loaded
+/// (transformers + bitsandbytes) or loaded whole in 16 bits first (litgpt): a load phase.
+enum class QuantizedLoad { WhileLoading, LoadThenQuantize };
 
 struct Setup {
   Mode mode = Mode::Full;
+  Precision precision = Precision::AmpBf16;
   Optimizer optimizer = Optimizer::AdamW;
+  /// torch's AdamW/SGD default: multi-tensor (foreach) on CUDA since torch 2.0; a for-loop before,
+  /// and in transformers' own AdamW ("adamw_hf"). The loop's working copies are one parameter's.
+  bool optimizer_foreach = true;
   AttentionImpl attention = AttentionImpl::SDPA;
-  bool autocast_bf16 = true;  ///< false: plain fp32 training (no cast copies, fp32 activations)
   std::int64_t batch = 1;
   bool grad_checkpointing = false;
+  /// zero_grad(set_to_none=False) (torch < 2.0's default): gradient buffers live through the step.
+  bool keep_gradients = false;
+  Loss loss = Loss::CrossEntropy;
+  std::int64_t loss_chunk = 128;  ///< tokens per chunk (Chunked, Fused)
+  std::int64_t loss_chunks = 0;   ///< > 0: split the step's tokens into this many chunks instead (torchtune)
   std::int64_t lora_rank = 16;
   double lora_dropout = 0.05;
+  /// PEFT creates adapters in fp32 (autocast_adapter_dtype=True); torchtune and litgpt keep the base dtype.
+  bool lora_fp32_adapters = true;
+  /// DoRA: a magnitude vector per adapted linear, and the base weight's column norm each step.
+  bool dora = false;
+  QuantizedLoad qlora_load = QuantizedLoad::WhileLoading;
   /// Bytes per element of a dropout's saved mask: CUDA's fused dropout keeps a bool mask; the
   /// CPU path keeps float noise (4), which the CPU-measured ground truth reflects.
   int dropout_mask_bytes = 1;
@@ -29,5 +80,7 @@ struct Setup {
 const char* mode_name(Mode m);   ///< "full", "lora", "qlora": the JSON and option spelling
 const char* mode_label(Mode m);  ///< "Full fine-tune", "LoRA", "QLoRA": what a person reads
 const char* optimizer_name(Optimizer o);
+const char* precision_name(Precision p);
+const char* loss_name(Loss l);
 
 }  // namespace neurarch::plan

@@ -63,11 +63,17 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions are left alone.
     // Only nn.Linear modules (a `.weight` of rank 2) are adapted: not stacked or bare parameters (expert
     // matrices, nn.MultiheadAttention's in_proj_weight, Gemma 3's mm_input_projection_weight).
-    r.lora_target = r.matmul && !r.head && t.shape.size() == 2 && t.name.ends_with(".weight") &&
-                    node.type != NodeType::PatchEmbed;
-    if (r.lora_target && !s.lora_targets.empty())
-      r.lora_target = std::find(s.lora_targets.begin(), s.lora_targets.end(), leaf_module(t.name)) != s.lora_targets.end();
-    if (r.lora_target) r.lora_parameters = s.lora_rank * (t.shape[0] + t.shape[1]);
+    const bool named = !s.lora_targets.empty() && std::find(s.lora_targets.begin(), s.lora_targets.end(),
+                                                            leaf_module(t.name)) != s.lora_targets.end();
+    // A head is adapted only when it is named (PEFT target "lm_head", litgpt's lora_head).
+    r.lora_target = r.matmul && (!r.head || named) && t.shape.size() == 2 && t.name.ends_with(".weight") &&
+                    node.type != NodeType::PatchEmbed && (s.lora_targets.empty() || named);
+    if (r.lora_target) {
+      r.lora_parameters = s.lora_rank * (t.shape[0] + t.shape[1]);
+      // DoRA's magnitude: one value per output feature (peft/tuners/lora/dora.py).
+      if (s.dora) r.dora_parameters = t.shape[0];
+      r.lora_parameters += r.dora_parameters;
+    }
   }
   return roles;
 }

@@ -16,7 +16,8 @@ struct WeightRole {
   /// classifier under LoRA (PEFT's modules_to_save); never one the reference freezes.
   bool trained = false;
   bool lora_target = false;  ///< gets an adapter under LoRA/QLoRA
-  std::int64_t lora_parameters = 0;  ///< rank x (in + out)
+  std::int64_t lora_parameters = 0;  ///< rank x (in + out), plus DoRA's magnitude
+  std::int64_t dora_parameters = 0;  ///< DoRA's magnitude vector (out)
 };
 
 /// One entry per tensor of the graph (tied aliases included: a tied head still uses its weight).

@@ -28,7 +28,13 @@ std::string gib(std::int64_t bytes) { return fmt::format("{:.2f} GiB", static_ca
 
 std::string plan_text(const plan::Plan& p, bool md) {
   std::string out = md ? "\n## Training plan\n" : "\nTraining plan\n";
-  out += memory_section(p.full, "Full fine-tune (fp32 weights, AdamW, bf16 autocast)", md);
+  const auto& f = p.full_setup;
+  const std::string full_title =
+      f.precision == plan::Precision::AmpBf16 && f.optimizer == plan::Optimizer::AdamW
+          ? std::string("Full fine-tune (fp32 weights, AdamW, bf16 autocast)")
+          : fmt::format("Full fine-tune (precision {}, optimizer {})", plan::precision_name(f.precision),
+                        plan::optimizer_name(f.optimizer));
+  out += memory_section(p.full, full_title, md);
   out += memory_section(p.lora,
                         fmt::format("{} r={} on a {} base", plan::mode_label(p.lora.mode),
                                     p.lora_setup.lora_rank, p.lora.mode == plan::Mode::QLoRA ? "4-bit NF4" : "bf16"),

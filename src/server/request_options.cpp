@@ -11,43 +11,31 @@
 
 #include "core/error.hpp"
 #include "plan/hardware.hpp"
+#include "plan/options.hpp"
 
 namespace neurarch::server {
 namespace {
 using Json = nlohmann::json;
 
-enum class Kind { Integer, Number, Boolean, Text, TextList };
-
-struct Key {
+// The options that are not the training setup's (those are plan/options.hpp's table): the card and
+// the graph's shape. Ranges keep one request's work bounded: the graph grows with seq.
+struct OtherKey {
   std::string_view name;
-  Kind kind;
-  double min = 0, max = 0;  // for numbers; for text, max is the length limit
+  bool integer;
+  double max;  // integers: largest value; text: longest length
 };
-
-// Ranges keep one request's work bounded: the planner's cost grows with batch (bisection) and the
-// graph with seq, never with epochs or samples.
-constexpr std::array<Key, 15> kKeys{{
-    {"batch", Kind::Integer, 1, 65536},
-    {"attention", Kind::Text, 0, 8},
-    {"optimizer", Kind::Text, 0, 16},
-    {"grad_checkpointing", Kind::Boolean},
-    {"lora_rank", Kind::Integer, 1, 4096},
-    {"lora_dropout", Kind::Number, 0, 0.99},
-    {"lora_targets", Kind::TextList, 0, 64},
-    {"qlora", Kind::Boolean},
-    {"autocast", Kind::Boolean},
-    {"card", Kind::Text, 0, 64},
-    {"epochs", Kind::Integer, 1, 100000},
-    {"global_batch", Kind::Integer, 1, 1 << 24},
-    {"samples", Kind::Integer, 1, 1e13},
-    {"seq", Kind::Integer, 1, 1 << 20},
-    {"image_size", Kind::Integer, 1, 16384},
-}};
+constexpr std::array<OtherKey, 3> kOtherKeys{{{"card", false, 64}, {"seq", true, 1 << 20}, {"image_size", true, 16384}}};
 constexpr std::string_view kClassKey = "class";  // a C++ keyword, so not in the table's naming
 
-const Key* find_key(std::string_view name) {
-  for (const auto& k : kKeys)
+const OtherKey* find_other(std::string_view name) {
+  for (const auto& k : kOtherKeys)
     if (k.name == name) return &k;
+  return nullptr;
+}
+
+const plan::OptionAlias* find_alias(std::string_view name) {
+  for (const auto& a : plan::option_aliases())
+    if (a.name == name) return &a;
   return nullptr;
 }
 
@@ -55,24 +43,12 @@ const Key* find_key(std::string_view name) {
   throw OptionError(fmt::format("{}: {}", key, message));
 }
 
-std::int64_t integer(const Json& v, const Key& k) {
+std::int64_t integer(const Json& v, std::string_view key, double max) {
   if (!v.is_number_integer() && !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()))
-    fail(k.name, "must be an integer");
+    fail(key, "must be an integer");
   const double d = v.get<double>();
-  if (d < k.min || d > k.max) fail(k.name, fmt::format("must be between {} and {}", k.min, k.max));
+  if (d < 1 || d > max) fail(key, fmt::format("must be between 1 and {}", max));
   return v.get<std::int64_t>();
-}
-
-double number(const Json& v, const Key& k) {
-  if (!v.is_number()) fail(k.name, "must be a number");
-  const double d = v.get<double>();
-  if (!(d >= k.min && d <= k.max)) fail(k.name, fmt::format("must be between {} and {}", k.min, k.max));
-  return d;
-}
-
-bool boolean(const Json& v, const Key& k) {
-  if (!v.is_boolean()) fail(k.name, "must be true or false");
-  return v.get<bool>();
 }
 
 std::string text(const Json& v, std::string_view key, std::size_t max_len) {
@@ -82,28 +58,54 @@ std::string text(const Json& v, std::string_view key, std::size_t max_len) {
   return s;
 }
 
-std::string one_of(const std::string& value, std::string_view key, std::initializer_list<std::string_view> allowed) {
-  for (auto a : allowed)
-    if (value == a) return value;
-  fail(key, fmt::format("'{}' is not one of {}", value, fmt::join(allowed, ", ")));
+// A JSON value of a table option, checked for its JSON type here and for its range by the table.
+void set_option(plan::SetupChoices& c, const plan::OptionSpec& spec, const Json& v) {
+  const std::string_view key = spec.name;
+  switch (spec.kind) {
+    case plan::OptionKind::Integer:
+    case plan::OptionKind::Number:
+      if (!v.is_number()) fail(key, spec.kind == plan::OptionKind::Integer ? "must be an integer" : "must be a number");
+      c.set(key, v.is_number_integer() ? std::to_string(v.get<std::int64_t>()) : plan::option_text(v.get<double>()));
+      return;
+    case plan::OptionKind::Boolean:
+      if (!v.is_boolean()) fail(key, "must be true or false");
+      c.set(key, plan::option_text(v.get<bool>()));
+      return;
+    case plan::OptionKind::Choice: c.set(key, text(v, key, 64)); return;
+    case plan::OptionKind::TextList: {
+      if (!v.is_array() || v.size() > 64) fail(key, "must be a list of at most 64 module names");
+      std::vector<std::string> items;
+      for (const auto& t : v) items.push_back(text(t, key, 64));
+      c.set_list(key, items);
+      return;
+    }
+  }
 }
 
-Json from_text(const Key& k, const std::string& raw) {
-  switch (k.kind) {
-    case Kind::Integer:
-    case Kind::Number: {
-      double d = 0;
-      const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), d);
-      if (ec != std::errc() || end != raw.data() + raw.size()) fail(k.name, fmt::format("'{}' is not a number", raw));
-      if (k.kind == Kind::Integer && std::floor(d) == d && std::abs(d) < 9e15) return Json(static_cast<std::int64_t>(d));
-      return Json(d);
-    }
-    case Kind::Boolean:
-      if (raw == "true" || raw == "1" || raw == "on") return true;
-      if (raw == "false" || raw == "0" || raw == "off") return false;
-      fail(k.name, "must be true or false");
-    case Kind::Text: return raw;
-    case Kind::TextList: {
+// A query parameter's text as the JSON value its key takes.
+Json from_text(std::string_view key, const std::string& raw) {
+  auto number = [&]() -> Json {
+    double d = 0;
+    const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), d);
+    if (ec != std::errc() || end != raw.data() + raw.size()) fail(key, fmt::format("'{}' is not a number", raw));
+    if (std::floor(d) == d && std::abs(d) < 9e15) return Json(static_cast<std::int64_t>(d));
+    return Json(d);
+  };
+  auto boolean = [&]() -> Json {
+    if (raw == "true" || raw == "1" || raw == "on") return true;
+    if (raw == "false" || raw == "0" || raw == "off") return false;
+    fail(key, "must be true or false");
+  };
+  if (find_alias(key)) return boolean();
+  if (const auto* other = find_other(key)) return other->integer ? number() : Json(raw);
+  const auto* spec = plan::find_option(key);
+  if (!spec) fail(key, "unknown option");
+  switch (spec->kind) {
+    case plan::OptionKind::Integer:
+    case plan::OptionKind::Number: return number();
+    case plan::OptionKind::Boolean: return boolean();
+    case plan::OptionKind::Choice: return raw;
+    case plan::OptionKind::TextList: {
       Json list = Json::array();
       std::size_t start = 0;
       while (start <= raw.size()) {
@@ -139,51 +141,36 @@ RequestOptions default_request_options() { return options_from_json(Json::object
 RequestOptions options_from_json(const Json& body, const std::set<std::string>& ignore) {
   if (!body.is_object()) throw OptionError("the request body must be a JSON object");
   RequestOptions o;
-  plan::Setup s;
-  bool qlora = false;
+  plan::SetupChoices choices;
   std::string card;
-  std::optional<double> dropout;
-  Json effective = Json::object();
   Json changed = Json::object();
-  for (const auto& [name, value] : body.items()) {
-    if (ignore.count(name)) continue;
-    if (name == kClassKey) {
-      o.build.class_name = text(value, name, 128);
-      effective[name] = changed[name] = o.build.class_name;
-      continue;
+  try {
+    for (const auto& [name, value] : body.items()) {
+      if (ignore.count(name)) continue;
+      if (name == kClassKey) {
+        o.build.class_name = text(value, name, 128);
+        changed[name] = o.build.class_name;
+        continue;
+      }
+      if (value.is_null()) continue;
+      if (const auto* alias = find_alias(name)) {
+        if (!value.is_boolean()) fail(name, "must be true or false");
+        choices.set_alias(alias->name, value.get<bool>());
+      } else if (const auto* other = find_other(name)) {
+        if (name == "card") card = text(value, name, static_cast<std::size_t>(other->max));
+        else if (name == "seq") o.build.seq = integer(value, name, other->max);
+        else o.build.image_size = integer(value, name, other->max);
+      } else if (const auto* spec = plan::find_option(name)) {
+        set_option(choices, *spec, value);
+      } else {
+        fail(name, "unknown option (see GET / for the list)");
+      }
+      changed[name] = value;
     }
-    const Key* k = find_key(name);
-    if (!k) fail(name, "unknown option (see GET / for the list)");
-    if (value.is_null()) continue;
-    if (name == "batch") s.batch = integer(value, *k);
-    else if (name == "attention") s.attention = one_of(text(value, name, 8), name, {"sdpa", "eager"}) == "eager" ? plan::AttentionImpl::Eager : plan::AttentionImpl::SDPA;
-    else if (name == "optimizer") {
-      const auto opt = one_of(text(value, name, 16), name, {"adamw", "adamw-fused", "sgd-momentum", "adam-8bit"});
-      s.optimizer = opt == "adamw-fused"    ? plan::Optimizer::AdamWFused
-                    : opt == "sgd-momentum" ? plan::Optimizer::SGDMomentum
-                    : opt == "adam-8bit"    ? plan::Optimizer::Adam8bit
-                                            : plan::Optimizer::AdamW;
-    } else if (name == "grad_checkpointing") s.grad_checkpointing = boolean(value, *k);
-    else if (name == "lora_rank") s.lora_rank = integer(value, *k);
-    else if (name == "lora_dropout") dropout = number(value, *k);
-    else if (name == "lora_targets") {
-      if (!value.is_array() || value.size() > 64) fail(name, "must be a list of at most 64 module names");
-      for (const auto& t : value) s.lora_targets.push_back(text(t, name, 64));
-    } else if (name == "qlora") qlora = boolean(value, *k);
-    else if (name == "autocast") s.autocast_bf16 = boolean(value, *k);
-    else if (name == "card") card = text(value, name, 64);
-    else if (name == "epochs") o.plan.run.epochs = integer(value, *k);
-    else if (name == "global_batch") o.plan.run.global_batch = integer(value, *k);
-    else if (name == "samples") o.plan.run.samples = integer(value, *k);
-    else if (name == "seq") o.build.seq = integer(value, *k);
-    else if (name == "image_size") o.build.image_size = integer(value, *k);
-    changed[name] = value;
+    o.plan = plan::plan_options(choices, plan::default_runtime());
+  } catch (const Error& e) {
+    throw OptionError(e.what());
   }
-  s.lora_dropout = dropout.value_or(plan::default_runtime().lora_default_dropout);
-  o.plan.full = s;
-  o.plan.full.mode = plan::Mode::Full;
-  o.plan.lora = s;
-  o.plan.lora.mode = qlora ? plan::Mode::QLoRA : plan::Mode::LoRA;
   o.plan.cards = plan::default_cards();
   if (!card.empty()) {
     try {
@@ -192,54 +179,62 @@ RequestOptions options_from_json(const Json& body, const std::set<std::string>& 
       fail("card", fmt::format("'{}' is not in the card catalogue (GET /cards)", card));
     }
   }
-  try {
-    plan::validate(o.plan);
-  } catch (const Error& e) {
-    throw OptionError(e.what());
-  }
 
-  effective["batch"] = s.batch;
-  effective["attention"] = s.attention == plan::AttentionImpl::Eager ? "eager" : "sdpa";
-  effective["optimizer"] = plan::optimizer_name(s.optimizer);
-  effective["grad_checkpointing"] = s.grad_checkpointing;
-  effective["lora_rank"] = s.lora_rank;
-  effective["lora_dropout"] = s.lora_dropout;
-  effective["lora_targets"] = s.lora_targets;
-  effective["qlora"] = qlora;
-  effective["autocast"] = s.autocast_bf16;
+  // The effective setup, whatever spelled it: equal plans give equal keys.
+  const auto& f = o.plan.full;
+  const auto& l = o.plan.lora;
+  Json effective = Json::object();
+  effective["batch"] = f.batch;
+  effective["attention"] = f.attention == plan::AttentionImpl::Eager ? "eager" : "sdpa";
+  effective["optimizer"] = {plan::optimizer_name(f.optimizer), plan::optimizer_name(l.optimizer)};
+  effective["optimizer_foreach"] = f.optimizer_foreach;
+  effective["precision"] = {plan::precision_name(f.precision), plan::precision_name(l.precision)};
+  effective["grad_checkpointing"] = f.grad_checkpointing;
+  effective["keep_gradients"] = f.keep_gradients;
+  effective["loss"] = {plan::loss_name(f.loss), f.loss_chunk, f.loss_chunks};
+  effective["lora_rank"] = l.lora_rank;
+  effective["lora_dropout"] = l.lora_dropout;
+  effective["lora_targets"] = l.lora_targets;
+  effective["lora_fp32_adapters"] = l.lora_fp32_adapters;
+  effective["dora"] = l.dora;
+  effective["qlora"] = l.mode == plan::Mode::QLoRA;
+  effective["qlora_load"] = l.qlora_load == plan::QuantizedLoad::LoadThenQuantize;
+  effective["context"] = o.plan.runtime.cuda_context_bytes;
   effective["card"] = card;
+  effective["class"] = o.build.class_name;
   effective["run"] = {o.plan.run.epochs, o.plan.run.global_batch, o.plan.run.samples};
   effective["seq"] = o.build.seq ? Json(*o.build.seq) : Json(nullptr);
   effective["image_size"] = o.build.image_size ? Json(*o.build.image_size) : Json(nullptr);
   o.key = effective.dump();  // nlohmann orders object keys, so equal options give equal keys
 
-  std::string query;
-  for (const auto& [name, value] : changed.items()) {
+  auto listed = [](const Json& value) {
     std::string v = value.is_string() ? value.get<std::string>() : value.dump();
     if (value.is_array()) {
       v.clear();
       for (const auto& t : value) v += fmt::format("{}{}", v.empty() ? "" : ",", t.get<std::string>());
     }
-    query += fmt::format("{}{}={}", query.empty() ? "" : "&", name, url_encode(v));
-  }
+    return v;
+  };
+  std::string query;
+  for (const auto& [name, value] : changed.items())
+    query += fmt::format("{}{}={}", query.empty() ? "" : "&", name, url_encode(listed(value)));
   o.query = query;
   for (const auto& [name, value] : changed.items()) {
-    std::string flag = fmt::format("--{}", name);
-    std::replace(flag.begin(), flag.end(), '_', '-');
-    if (value.is_boolean()) {
-      if (name == "autocast") {
-        if (!value.get<bool>()) o.cli_flags += " --no-autocast";
-      } else if (value.get<bool>()) {
-        o.cli_flags += fmt::format(" {}", flag);
-      }
+    const auto* alias = find_alias(name);
+    const auto* spec = plan::find_option(name);
+    if (alias) {
+      const std::string_view sets = value.get<bool>() ? alias->when_true : alias->when_false;
+      if (!sets.empty()) o.cli_flags += fmt::format(" --{} {}", alias->sets, sets);
       continue;
     }
-    std::string v = value.is_string() ? value.get<std::string>() : value.dump();
-    if (value.is_array()) {
-      v.clear();
-      for (const auto& t : value) v += fmt::format("{}{}", v.empty() ? "" : ",", t.get<std::string>());
+    std::string flag = spec ? std::string(spec->cli) : fmt::format("--{}", name);
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    if (value.is_boolean()) {
+      if (value.get<bool>()) o.cli_flags += fmt::format(" {}", flag);
+      else if (spec && spec->default_text.empty()) o.cli_flags += fmt::format(" --no-{}", flag.substr(2));
+      continue;
     }
-    o.cli_flags += fmt::format(" {} {}", flag, v);
+    o.cli_flags += fmt::format(" {} {}", flag, listed(value));
   }
   return o;
 }
@@ -248,13 +243,7 @@ RequestOptions options_from_query(const std::multimap<std::string, std::string>&
   Json body = Json::object();
   for (const auto& [name, raw] : params) {
     if (body.contains(name)) fail(name, "given twice");
-    if (name == kClassKey) {
-      body[name] = raw;
-      continue;
-    }
-    const Key* k = find_key(name);
-    if (!k) fail(name, "unknown option");
-    body[name] = from_text(*k, raw);
+    body[name] = name == kClassKey ? Json(raw) : from_text(name, raw);
   }
   return options_from_json(body, {});
 }

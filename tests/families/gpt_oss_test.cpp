@@ -97,7 +97,7 @@ TEST(GptOssPlanner, RoutedActivationsByHand) {
       "num_experts_per_tok": 2, "vocab_size": 10, "max_position_embeddings": 4})");
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   plan::Setup fp32;
-  fp32.autocast_bf16 = false;
+  fp32.precision = plan::Precision::Fp32;
   plan::Runtime rt = plan::default_runtime();
   rt.allocator_block_bytes = 1;
   plan::MemoryModel m(g, fp32, rt);

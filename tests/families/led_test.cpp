@@ -78,7 +78,7 @@ TEST(LedPlan, ThePlannerKeepsOneWindowOfProbabilitiesPerToken) {
   auto g = build_graph(tiny(), "LEDModel", 64, 16);
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   neurarch::plan::Setup s;
-  s.autocast_bf16 = false;
+  s.precision = neurarch::plan::Precision::Fp32;
   const auto m = neurarch::plan::saved_activations(g, s, neurarch::plan::weight_roles(g, s));
   auto probabilities = [&](const std::string& name) {
     const Node* a = find_node(g, name);

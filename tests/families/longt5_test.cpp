@@ -90,7 +90,7 @@ TEST(LongT5Plan, ThePlannerKeepsBlockedProbabilitiesNotASquare) {
   auto g = build_graph(tiny(R"(, "local_radius": 127)"), "LongT5EncoderModel", 1024);
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   neurarch::plan::Setup s;
-  s.autocast_bf16 = false;
+  s.precision = neurarch::plan::Precision::Fp32;
   const auto m = neurarch::plan::saved_activations(g, s, neurarch::plan::weight_roles(g, s));
   const Node* a = find_node(g, "Attention_0");
   ASSERT_NE(a, nullptr);

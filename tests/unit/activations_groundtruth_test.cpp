@@ -35,7 +35,7 @@ std::int64_t predicted_bytes(const nlohmann::json& config, const std::string& cl
   neurarch::plan::Setup s;
   s.mode = neurarch::plan::Mode::Full;
   s.attention = neurarch::plan::AttentionImpl::Eager;
-  s.autocast_bf16 = autocast;
+  s.precision = autocast ? neurarch::plan::Precision::AmpBf16 : neurarch::plan::Precision::Fp32;
   s.dropout_mask_bytes = 4;  // measured on the CPU, whose dropout keeps float noise
   auto roles = neurarch::plan::weight_roles(built.graph, s);
   auto acts = neurarch::plan::saved_activations(built.graph, s, roles);

@@ -36,7 +36,7 @@ Runtime exact_runtime() {
 
 plan::Setup fp32_full() {
   plan::Setup s;
-  s.autocast_bf16 = false;
+  s.precision = plan::Precision::Fp32;
   return s;
 }
 

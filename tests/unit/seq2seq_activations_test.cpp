@@ -17,7 +17,7 @@ namespace {
 
 plan::Setup fp32_full() {
   plan::Setup s;
-  s.autocast_bf16 = false;
+  s.precision = plan::Precision::Fp32;
   return s;
 }
 

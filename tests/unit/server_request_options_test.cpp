@@ -12,7 +12,7 @@ TEST(ServerRequestOptions, DefaultsMatchTheCli) {
   EXPECT_EQ(o.plan.full.mode, plan::Mode::Full);
   EXPECT_EQ(o.plan.lora.mode, plan::Mode::LoRA);
   EXPECT_EQ(o.plan.lora.lora_rank, 16);
-  EXPECT_TRUE(o.plan.full.autocast_bf16);
+  EXPECT_TRUE(o.plan.full.precision == plan::Precision::AmpBf16);
   EXPECT_EQ(o.plan.run.epochs, 10);
   EXPECT_EQ(o.plan.cards.size(), plan::default_cards().size());
   EXPECT_EQ(o.query, "");
@@ -27,10 +27,10 @@ TEST(ServerRequestOptions, JsonAndQueryAgreeAndKeysAreCanonical) {
       {{"lora_targets", "q_proj,v_proj"}, {"autocast", "false"}, {"qlora", "on"}, {"batch", "4"}});
   EXPECT_EQ(from_json.key, from_query.key);
   EXPECT_EQ(from_json.plan.lora.mode, plan::Mode::QLoRA);
-  EXPECT_FALSE(from_json.plan.full.autocast_bf16);
+  EXPECT_FALSE(from_json.plan.full.precision == plan::Precision::AmpBf16);
   EXPECT_EQ(from_json.plan.full.lora_targets, (std::vector<std::string>{"q_proj", "v_proj"}));
   EXPECT_NE(from_json.key, default_request_options().key);
-  EXPECT_EQ(from_json.cli_flags, " --no-autocast --batch 4 --lora-targets q_proj,v_proj --qlora");
+  EXPECT_EQ(from_json.cli_flags, " --precision fp32 --batch 4 --lora-targets q_proj,v_proj --qlora");
   EXPECT_EQ(from_json.query, "autocast=false&batch=4&lora_targets=q_proj,v_proj&qlora=true");
 }
 

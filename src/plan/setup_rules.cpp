@@ -1,0 +1,103 @@
+#include "plan/setup_rules.hpp"
+
+#include <algorithm>
+
+namespace neurarch::plan {
+
+PrecisionRule precision_rule(Precision p) {
+  switch (p) {
+    // Plain fp32: no casts; a LoRA base stays in the 16-bit dtype it was loaded in (as before).
+    case Precision::Fp32: return {4, 4, 2, false};
+    // torch.autocast: fp32 master weights, 16-bit matmuls; GradScaler's state is a scalar.
+    case Precision::AmpBf16:
+    case Precision::AmpFp16: return {4, 2, 2, true};
+    // Pure half: the model is in 16 bits end to end (torch.optim keeps moments in the param dtype).
+    case Precision::Bf16:
+    case Precision::Fp16: return {2, 2, 2, false};
+  }
+  return {4, 2, 2, true};
+}
+
+int adapter_bytes(const Setup& s) {
+  // PEFT: LoraModel(autocast_adapter_dtype=True) up-casts 16-bit adapters to fp32 (peft/tuners/tuners_utils.py).
+  return s.lora_fp32_adapters ? 4 : precision_rule(s.precision).frozen_base_bytes;
+}
+
+OptimizerMemory optimizer_memory(Optimizer o, const graph::Shape& shape, std::int64_t n, int pb) {
+  switch (o) {
+    // torch.optim.AdamW: exp_avg and exp_avg_sq are zeros_like(param) (the parameter's dtype). The
+    // foreach step materialises sqrt(exp_avg_sq) (_foreach_sqrt), the for-loop one denominator per
+    // tensor; transformers' AdamW ("adamw_hf") is such a loop.
+    case Optimizer::AdamW: return {2 * n * pb, n * pb};
+    case Optimizer::AdamWFused: return {2 * n * pb, 0};
+    // bitsandbytes 8-bit: two uint8 moments plus an fp32 absmax per 2048-value block for tensors of at
+    // least min_8bit_size = 4096 values; smaller ones keep 32-bit state (bitsandbytes/optim/optimizer.py).
+    case Optimizer::AdamW8bit:
+    case Optimizer::PagedAdamW8bit:
+      return {n >= 4096 ? 2 * n + (n + 2047) / 2048 * 8 : 8 * n, 0};
+    case Optimizer::PagedAdamW: return {8 * n, 0};
+    case Optimizer::Adafactor: {
+      // transformers.Adafactor defaults (beta1=None: no first moment; factored second moment for
+      // tensors of 2+ dims: a row and a column statistic, in fp32 because a 16-bit grad is up-cast
+      // first). The step holds the fp32 gradient (a copy when the parameter is 16-bit), grad**2 and
+      // the reconstructed second moment for one tensor at a time.
+      std::int64_t state = 0;
+      if (shape.size() >= 2) {
+        const std::int64_t cols = shape.back(), rows = n / std::max<std::int64_t>(cols, 1);
+        const std::int64_t lead = rows / std::max<std::int64_t>(shape[shape.size() - 2], 1);
+        state = (rows + lead * cols) * 4;
+      } else {
+        state = n * 4;
+      }
+      return {state, 2 * n * 4 + (pb < 4 ? n * 4 : 0)};
+    }
+    case Optimizer::SGD: return {0, 0};
+    case Optimizer::SGDMomentum: return {n * pb, 0};  // momentum_buffer = clone(grad)
+    case Optimizer::None: return {0, 0};
+  }
+  return {2 * n * pb, n * pb};
+}
+
+bool optimizer_state_paged(Optimizer o) { return o == Optimizer::PagedAdamW8bit || o == Optimizer::PagedAdamW; }
+bool has_optimizer_step(Optimizer o) { return o != Optimizer::None; }
+bool temporaries_per_group(const Setup& s) { return s.optimizer_foreach && s.optimizer != Optimizer::Adafactor; }
+
+double optimizer_traffic_bytes(Optimizer o, int pb) {
+  // Read param, grad and state, write param and state (AdamW: 7 tensors of pb bytes); the foreach
+  // step adds a write and read of its temporary; 8-bit moments move 1 byte each.
+  switch (o) {
+    case Optimizer::AdamW: return 9.0 * pb;
+    case Optimizer::AdamWFused: return 7.0 * pb;
+    case Optimizer::AdamW8bit:
+    case Optimizer::PagedAdamW8bit: return 3.0 * pb + 4;
+    case Optimizer::PagedAdamW: return 7.0 * pb;
+    case Optimizer::Adafactor: return 3.0 * pb + 8;
+    case Optimizer::SGD: return 3.0 * pb;
+    case Optimizer::SGDMomentum: return 5.0 * pb;
+    case Optimizer::None: return 0;
+  }
+  return 9.0 * pb;
+}
+
+LossMemory loss_memory(const Setup& s, std::int64_t tokens, std::int64_t vocab, int c) {
+  const std::int64_t full = tokens * vocab;
+  std::int64_t chunk_tokens = s.loss_chunks > 0 ? (tokens + s.loss_chunks - 1) / s.loss_chunks : s.loss_chunk;
+  chunk_tokens = std::clamp<std::int64_t>(chunk_tokens, 1, std::max<std::int64_t>(tokens, 1));
+  const std::int64_t chunk = chunk_tokens * vocab;
+  switch (s.loss) {
+    // transformers' ForCausalLMLoss: logits.float(), a shifted contiguous copy, log_softmax saved in
+    // fp32; backward starts with the fp32 gradient and its cast back to the compute dtype.
+    case Loss::CrossEntropy: return {full * c, full * 4, 2 * full * 4, full * (4 + c)};
+    // Chunked CE in the compute dtype (litgpt chunked_cross_entropy, torchtune's chunked output loss):
+    // each chunk's log-probabilities are kept; one chunk is up-cast at a time; the logits' gradient
+    // is assembled at full size.
+    case Loss::Chunked: return {full * c, full * c, chunk * 4, full * c + chunk * 4};
+    // Fused linear cross-entropy (Liger): one chunk of logits and its gradient exist at a time.
+    case Loss::Fused: return {0, 0, chunk * (c + 4), chunk * (c + 4)};
+    // loss = logits.sum(): the backward's all-ones gradient is materialised for the head's matmuls.
+    case Loss::LogitsSum: return {full * c, 0, 0, full * c};
+  }
+  return {full * c, full * 4, 2 * full * 4, full * (4 + c)};
+}
+
+}  // namespace neurarch::plan

@@ -1,0 +1,233 @@
+// The training-setup vocabulary on a graph small enough to check by hand: each precision, optimizer,
+// gradient, loss, adapter and load choice changes exactly the terms its rule says.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "blocks/blocks.hpp"
+#include "core/error.hpp"
+#include "plan/memory.hpp"
+#include "plan/options.hpp"
+#include "plan/plan.hpp"
+
+using namespace neurarch;
+using namespace neurarch::plan;
+
+namespace {
+
+// tokens -> embedding(10 x 8) -> FFN 8->16->8 (gelu) -> LM head 8->10 (untied).
+graph::Graph tiny_lm(std::int64_t seq) {
+  graph::GraphBuilder b;
+  auto x = b.input({seq}, "tokens");
+  x = blocks::token_embedding(b, x, "Token_Embedding", graph::Scope("embed"), 10, 8);
+  b.set_block(0);
+  x = blocks::feed_forward(b, x, "FFN_0",
+                           {.hidden = 8, .intermediate = 16, .activation = "gelu", .module = graph::Scope("mlp"),
+                            .up = graph::Scope("mlp.fc1"), .down = graph::Scope("mlp.fc2")});
+  b.set_block(-1);
+  x = blocks::lm_head(b, x, "LM_Head", {.module = graph::Scope("lm_head"), .hidden = 8, .vocab = 10});
+  return b.finish(x);
+}
+
+Runtime exact_runtime() {
+  Runtime rt = default_runtime();
+  rt.allocator_block_bytes = 1;  // no rounding: every figure is a plain product
+  rt.fragmentation_fraction = 0;
+  rt.cublas_workspace_bytes = 0;
+  rt.cuda_context_bytes = 0;
+  return rt;
+}
+
+constexpr std::int64_t kParams = 10 * 8 + (16 * 8 + 16) + (8 * 16 + 8) + 10 * 8;  // 440
+
+Setup with(Precision p, Optimizer o = Optimizer::AdamW) {
+  Setup s;
+  s.precision = p;
+  s.optimizer = o;
+  return s;
+}
+
+std::int64_t term(const MemoryPlan& m, const std::string& phase, const std::string& name) {
+  for (const auto& p : m.phases)
+    if (p.phase == phase)
+      for (const auto& t : p.terms)
+        if (t.name == name) return t.bytes;
+  return -1;
+}
+
+bool has_phase(const MemoryPlan& m, const std::string& phase) {
+  return std::any_of(m.phases.begin(), m.phases.end(), [&](const PhaseMemory& p) { return p.phase == phase; });
+}
+
+}  // namespace
+
+TEST(PlanSetup, PureBf16HalvesWeightsGradientsAndMoments) {
+  auto g = tiny_lm(4);
+  MemoryModel fp32(g, with(Precision::Fp32), exact_runtime());
+  MemoryModel bf16(g, with(Precision::Bf16), exact_runtime());
+  EXPECT_EQ(fp32.static_terms().parameters, kParams * 4);
+  EXPECT_EQ(bf16.static_terms().parameters, kParams * 2);
+  EXPECT_EQ(bf16.static_terms().gradients, kParams * 2);
+  EXPECT_EQ(bf16.static_terms().optimizer_state, kParams * 2 * 2);  // exp_avg, exp_avg_sq in bf16
+  EXPECT_EQ(bf16.static_terms().optimizer_temporaries, kParams * 2);  // foreach sqrt(exp_avg_sq)
+  EXPECT_EQ(bf16.static_terms().autocast_copies, 0);                  // no autocast: no cast copies
+  // Amp keeps fp32 master weights and adds a bf16 copy of each matmul weight.
+  MemoryModel amp(g, with(Precision::AmpBf16), exact_runtime());
+  EXPECT_EQ(amp.static_terms().parameters, kParams * 4);
+  EXPECT_EQ(amp.static_terms().autocast_copies, (16 * 8 + 8 * 16 + 10 * 8) * 2);
+}
+
+TEST(PlanSetup, AdafactorFactorsTwoDimensionalWeightsIntoRowsAndColumns) {
+  auto g = tiny_lm(4);
+  MemoryModel m(g, with(Precision::Fp32, Optimizer::Adafactor), exact_runtime());
+  // embedding [10, 8]: 10 + 8; fc1 [16, 8]: 16 + 8 and its bias 16 in full; fc2 [8, 16]: 8 + 16 and its
+  // bias 8; head [10, 8]: 10 + 8. No first moment. fp32 statistics.
+  EXPECT_EQ(m.static_terms().optimizer_state, (18 + 24 + 16 + 24 + 8 + 18) * 4);
+  // One tensor at a time: grad**2 and the rebuilt second moment of the largest (128 values), fp32.
+  EXPECT_EQ(m.static_terms().optimizer_temporaries, 128 * 2 * 4);
+}
+
+TEST(PlanSetup, NoOptimizerMeansNoOptimizerPhase) {
+  auto g = tiny_lm(4);
+  MemoryModel m(g, with(Precision::Fp16, Optimizer::None), exact_runtime());
+  const auto plan = m.at(1);
+  EXPECT_FALSE(has_phase(plan, "optimizer_step"));
+  EXPECT_EQ(m.static_terms().optimizer_state, 0);
+  EXPECT_EQ(term(plan, "backward", "optimizer_state"), 0);
+  EXPECT_EQ(m.static_terms().gradients, kParams * 2);  // gradients are still made, in fp16
+}
+
+TEST(PlanSetup, SgdAndPagedOptimizers) {
+  auto g = tiny_lm(4);
+  MemoryModel sgd(g, with(Precision::Fp32, Optimizer::SGD), exact_runtime());
+  EXPECT_EQ(sgd.static_terms().optimizer_state, 0);
+  MemoryModel momentum(g, with(Precision::Bf16, Optimizer::SGDMomentum), exact_runtime());
+  EXPECT_EQ(momentum.static_terms().optimizer_state, kParams * 2);
+  // Paged state lives in managed memory: on the card, outside max_memory_allocated.
+  MemoryModel paged(g, with(Precision::Fp32, Optimizer::PagedAdamW), exact_runtime());
+  const auto p = paged.at(1);
+  EXPECT_EQ(paged.static_terms().optimizer_state, 0);
+  EXPECT_EQ(paged.static_terms().paged_optimizer_state, kParams * 8);
+  EXPECT_EQ(p.device_bytes, p.peak_allocated + kParams * 8);
+}
+
+TEST(PlanSetup, KeptGradientsLiveThroughTheForwardPass) {
+  auto g = tiny_lm(4);
+  plan::Setup s = with(Precision::Fp32);
+  MemoryModel freed(g, s, exact_runtime());
+  s.keep_gradients = true;
+  MemoryModel kept(g, s, exact_runtime());
+  EXPECT_EQ(term(freed.at(1), "forward_end", "gradients"), 0);
+  EXPECT_EQ(term(kept.at(1), "forward_end", "gradients"), kParams * 4);
+  EXPECT_EQ(term(kept.at(1), "backward", "gradients"), kParams * 4);
+}
+
+TEST(PlanSetup, ChunkedLossBoundsTheLogitsTermByTheChunk) {
+  auto g = tiny_lm(64);
+  plan::Setup s = with(Precision::Fp32);
+  MemoryModel ce(g, s, exact_runtime());
+  EXPECT_EQ(ce.loss_at(1).forward_transient, 2 * 64 * 10 * 4);  // fp32 up-cast and shifted copy, full
+  s.loss = Loss::Chunked;
+  s.loss_chunk = 8;
+  MemoryModel chunked(g, s, exact_runtime());
+  const auto l = chunked.loss_at(1);
+  EXPECT_EQ(l.forward_transient, 8 * 10 * 4);  // one chunk up-cast at a time
+  EXPECT_EQ(l.saved, 64 * 10 * 4);             // each chunk's log-probabilities, in the compute dtype
+  s.loss = Loss::Fused;
+  MemoryModel fused(g, s, exact_runtime());
+  const auto f = fused.loss_at(2);
+  EXPECT_EQ(f.logits, 0);
+  EXPECT_EQ(f.forward_transient, 8 * 10 * (4 + 4));
+  EXPECT_EQ(f.logits_gradient, 8 * 10 * (4 + 4));
+  s.loss = Loss::LogitsSum;
+  MemoryModel sum(g, s, exact_runtime());
+  EXPECT_EQ(sum.loss_at(1).saved, 0);
+}
+
+TEST(PlanSetup, AdapterDtypeAndDora) {
+  auto g = tiny_lm(4);
+  plan::Setup s = with(Precision::Bf16);
+  s.mode = Mode::LoRA;
+  s.lora_rank = 2;
+  s.lora_dropout = 0;
+  const std::int64_t adapters = 2 * (16 + 8) + 2 * (8 + 16);  // fc1 and fc2; the head is not adapted
+  MemoryModel peft(g, s, exact_runtime());
+  EXPECT_EQ(peft.trainable_parameters(), adapters);
+  EXPECT_EQ(peft.static_terms().gradients, adapters * 4);  // PEFT: fp32 adapters
+  s.lora_fp32_adapters = false;
+  MemoryModel base(g, s, exact_runtime());
+  EXPECT_EQ(base.static_terms().gradients, adapters * 2);
+  EXPECT_EQ(base.static_terms().optimizer_state, adapters * 2 * 2);
+  s.dora = true;
+  MemoryModel dora(g, s, exact_runtime());
+  EXPECT_EQ(dora.trainable_parameters(), adapters + 16 + 8);  // one magnitude per output feature
+  // Naming the head adapts it too.
+  s.dora = false;
+  s.lora_targets = {"fc1", "lm_head"};
+  MemoryModel head(g, s, exact_runtime());
+  EXPECT_EQ(head.trainable_parameters(), 2 * (16 + 8) + 2 * (10 + 8));
+}
+
+TEST(PlanSetup, LoadThenQuantizeHasALoadPhase) {
+  auto g = tiny_lm(4);
+  plan::Setup s = with(Precision::Bf16);
+  s.mode = Mode::QLoRA;
+  MemoryModel streaming(g, s, exact_runtime());
+  EXPECT_FALSE(has_phase(streaming.at(1), "load"));
+  s.qlora_load = QuantizedLoad::LoadThenQuantize;
+  MemoryModel loaded(g, s, exact_runtime());
+  EXPECT_EQ(term(loaded.at(1), "load", "parameters_at_load_dtype"), kParams * 2);
+}
+
+TEST(SetupOptions, TableChecksValuesAndAliases) {
+  SetupChoices c;
+  EXPECT_THROW(c.set("precision", "fp8"), Error);
+  EXPECT_THROW(c.set("batch", "0"), Error);
+  EXPECT_THROW(c.set("no_such_option", "1"), Error);
+  c.set("optimizer", "adam-8bit");  // an older name, kept
+  EXPECT_EQ(*c.get("optimizer"), "adamw-8bit");
+  c.set_alias("no_autocast", true);
+  EXPECT_EQ(*c.get("precision"), "fp32");
+  const auto o = plan_options(c, default_runtime());
+  EXPECT_EQ(o.full.precision, Precision::Fp32);
+  EXPECT_EQ(o.full.optimizer, Optimizer::AdamW8bit);
+  // Every option has a command-line spelling and help.
+  for (const auto& spec : setup_options()) {
+    EXPECT_TRUE(spec.cli.starts_with("--")) << spec.name;
+    EXPECT_FALSE(spec.help.empty()) << spec.name;
+  }
+}
+
+TEST(SetupOptions, FrameworkPresetsAndExplicitOverrides) {
+  SetupChoices c;
+  c.set("framework", "litgpt");
+  c.set("qlora", "true");
+  c.set_list("lora_targets", {"query", "value"});
+  auto o = plan_options(c, default_runtime());
+  EXPECT_EQ(o.full.precision, Precision::Bf16);
+  EXPECT_FALSE(o.lora.lora_fp32_adapters);
+  EXPECT_EQ(o.full.loss, Loss::Chunked);
+  EXPECT_EQ(o.full.optimizer, Optimizer::AdamW);       // the full column keeps AdamW
+  EXPECT_EQ(o.lora.optimizer, Optimizer::PagedAdamW);  // litgpt's QLoRA pages its optimizer
+  EXPECT_EQ(o.lora.qlora_load, QuantizedLoad::LoadThenQuantize);
+  EXPECT_NE(std::find(o.lora.lora_targets.begin(), o.lora.lora_targets.end(), "q_proj"), o.lora.lora_targets.end());
+  c.set("precision", "amp-bf16");  // explicit beats the preset
+  EXPECT_EQ(plan_options(c, default_runtime()).full.precision, Precision::AmpBf16);
+
+  SetupChoices old;
+  old.set("framework", "hf-trainer@4.15");
+  o = plan_options(old, default_runtime());
+  EXPECT_EQ(o.full.precision, Precision::Fp32);
+  EXPECT_TRUE(o.full.keep_gradients);
+  EXPECT_FALSE(o.full.optimizer_foreach);
+  EXPECT_EQ(o.runtime.cuda_context_bytes, 1343LL << 20);
+  SetupChoices now;
+  now.set("framework", "hf-trainer");
+  EXPECT_FALSE(plan_options(now, default_runtime()).full.keep_gradients);
+  SetupChoices accumulating;
+  accumulating.set("grad_accum", "4");
+  EXPECT_TRUE(plan_options(accumulating, default_runtime()).full.keep_gradients);
+  SetupChoices unknown;
+  unknown.set("framework", "hf-trainer@3.0");
+  EXPECT_THROW(plan_options(unknown, default_runtime()), Error);
+}
