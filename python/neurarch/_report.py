@@ -12,6 +12,13 @@ _TABLES = {
 }
 
 
+class Diagram(str):
+    """SVG text that Jupyter displays as a picture."""
+
+    def _repr_svg_(self):
+        return str(self)
+
+
 class Report:
     """A traced model. Immutable: ``plan()`` returns a new report.
 
@@ -34,6 +41,11 @@ class Report:
     def to_markdown(self):
         """What ``neurarch-trace --format markdown`` writes."""
         return self._native.markdown()
+
+    def diagram(self):
+        """The architecture diagram as SVG text: what ``neurarch-trace --format svg`` writes. Jupyter
+        draws it (the returned string has ``_repr_svg_``); ``open("m.svg", "w").write(r.diagram())`` saves it."""
+        return Diagram(self._native.diagram())
 
     def to_text(self, tensors=False):
         """What ``neurarch-trace`` writes (``tensors=True``: with ``--tensors``)."""

@@ -89,6 +89,8 @@ PYBIND11_MODULE(_native, m) {
       .def("json", [](const report::Report& r) { return rendered(r, [](const auto& x) { return render::json(x); }); })
       .def("markdown",
            [](const report::Report& r) { return rendered(r, [](const auto& x) { return render::markdown(x); }); })
+      .def("diagram",
+           [](const report::Report& r) { return rendered(r, [](const auto& x) { return render::diagram(x); }); })
       // The server's page fragment with its stylesheet inlined: a notebook has no server to fetch it from.
       .def("html",
            [](const report::Report& r) {

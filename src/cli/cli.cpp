@@ -185,8 +185,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
   app.add_option("model", a.model,
                  "org/name[@revision] (local HF cache, then the bundled catalogue), a config.json or model folder, "
                  "or - for stdin");
-  app.add_option("--format,-f", a.format, "text | json | markdown")
-      ->check(CLI::IsMember({"text", "json", "markdown"}));
+  app.add_option("--format,-f", a.format, "text | json | markdown | svg (the architecture diagram)")
+      ->check(CLI::IsMember({"text", "json", "markdown", "svg"}));
   app.add_option("--class", a.class_name, "model class to build (default: architectures[0], else the base class)");
   app.add_option("--revision", a.revision, "branch, tag or commit (the local Hugging Face cache first, then the Hub)");
   app.add_option("--seq", a.seq, "sequence length for text models (default: max positions, capped at 2048)");
@@ -252,6 +252,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
 
     std::string rendered = a.format == "json"       ? render::json(r)
                            : a.format == "markdown" ? render::markdown(r)
+                           : a.format == "svg"      ? render::diagram(r)
                                                     : render::text(r, {a.tensors});
     if (a.output.empty())
       out << rendered << std::flush;

@@ -249,6 +249,10 @@ std::string html(const report::Report& r, const HtmlOptions& options) {
              "limit (usable memory after the safety margin).</figcaption></figure>";
     out += "<div class=\"terms-pair\">" + memory_terms(p.full) + memory_terms(p.lora) + "</div></section>";
   }
+  out += "<section id=\"see-it\"><h2>See it</h2><figure class=\"diagram-figure\">" + diagram(r) +
+         "<figcaption>The graph rebuilt from the config: each repeated layer drawn once with its count; with a plan, "
+         "the colour is the activation memory a node keeps for backward and ◆ marks where the step peaks."
+         "</figcaption></figure></section>";
   out += "<section id=\"structure-section\"><h2>Structure</h2>" + structure_table(r) + "</section>";
   out += findings_section(r);
   out += checkpoint_section(r);

@@ -43,6 +43,10 @@ std::string_view html_stylesheet();
 /// Escapes & < > " ' for text and attribute values.
 std::string html_escape(std::string_view text);
 
+/// The architecture diagram (render/diagram.hpp) of the report's graph as a standalone SVG document,
+/// with the plan's overlay when the report has a plan.
+std::string diagram(const report::Report& r);
+
 /// 22056576 -> "22,056,576"
 std::string thousands(std::int64_t n);
 /// {1370, 384} -> "1370 × 384"; {} -> "scalar"

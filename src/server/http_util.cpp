@@ -42,22 +42,23 @@ void send_json_error(httplib::Response& res, int status, const std::string& code
   send_json(res, status, nlohmann::json{{"error", {{"code", code}, {"message", message}}}}.dump());
 }
 
-std::string page(const std::string& title, const std::string& body_html) {
+std::string page(const std::string& title, const std::string& body_html, const std::string& see_it) {
   return fmt::format(
       "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
       "content=\"width=device-width, initial-scale=1\"><title>{} · neurarch</title><link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" "
       "href=\"/static/html.css\"><script src=\"/static/app.js\" defer></script></head><body><header "
       "class=\"site-header\"><a class=\"brand\" href=\"/\">neurarch</a><nav><a href=\"/\">Try it</a><a "
-      "href=\"/cards\">Cards</a><a href=\"/index.json\">Index</a></nav></header><main>{}</main><footer "
+      "href=\"{}\">See it</a><a href=\"/cards\">Cards</a><a href=\"/index.json\">Index</a></nav></header><main>{}</main><footer "
       "class=\"site-footer\">Derived from config.json alone: no weights are downloaded. Memory is a model of a "
       "PyTorch training step; see the <a href=\"/cards\">card catalogue</a> for what it is priced on.</footer>"
       "</body></html>",
-      render::html_escape(title), body_html);
+      render::html_escape(title), render::html_escape(see_it), body_html);
 }
 
-void send_page(httplib::Response& res, const std::string& title, const std::string& body_html, int status) {
+void send_page(httplib::Response& res, const std::string& title, const std::string& body_html, int status,
+               const std::string& see_it) {
   res.status = status;
-  res.set_content(page(title, body_html), "text/html; charset=utf-8");
+  res.set_content(page(title, body_html, see_it), "text/html; charset=utf-8");
 }
 
 void send_html_error(httplib::Response& res, int status, const std::string& message) {

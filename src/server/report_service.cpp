@@ -30,6 +30,11 @@ const std::string& CachedReport::html_fragment() const {
   return html_;
 }
 
+const std::string& CachedReport::diagram() const {
+  std::call_once(diagram_once_, [this] { diagram_ = render::diagram(report_); });
+  return diagram_;
+}
+
 void validate_model_id(const std::string& id) {
   if (!resolve::is_hub_repo_id(id))
     throw ServiceError{400, "invalid_model_id",

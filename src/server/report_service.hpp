@@ -25,14 +25,15 @@ class CachedReport {
   const std::string& json() const;
   const std::string& markdown() const;
   const std::string& html_fragment() const;  ///< render::html without a change history
+  const std::string& diagram() const;        ///< render::diagram: the architecture as SVG
   /// The neurarch-trace line that reproduces this report.
   const std::string& command() const { return command_; }
 
  private:
   report::Report report_;
   std::string command_;
-  mutable std::once_flag json_once_, markdown_once_, html_once_;
-  mutable std::string json_, markdown_, html_;
+  mutable std::once_flag json_once_, markdown_once_, html_once_, diagram_once_;
+  mutable std::string json_, markdown_, html_, diagram_;
 };
 
 /// A client error the routes answer with `status` and a JSON or HTML body.

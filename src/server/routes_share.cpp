@@ -46,7 +46,10 @@ void register_share_routes(httplib::Server& http, ServerContext& ctx) {
     if (format == Markdown) return res.set_content(shared->page_markdown, "text/markdown; charset=utf-8");
     send_page(res, shared->model,
               fmt::format("<p class=\"twins\">shared {0} · <a href=\"/p/{1}.md\">Markdown</a><a href=\"/p/{1}.json\">JSON</a></p>{2}",
-                          render::html_escape(shared->created_at), id, shared->page_html));
+                          render::html_escape(shared->created_at), id, shared->page_html),
+              200,
+              // A report shared before diagrams existed is stored without one.
+              shared->page_html.find("id=\"see-it\"") != std::string::npos ? "#see-it" : kSeeItDefault);
   });
 }
 

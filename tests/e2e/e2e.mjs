@@ -93,6 +93,33 @@ try {
   assert.equal(await page.locator("details#structure[open]").count(), 0);
   await page.screenshot({ path: join(out, "dinov2-small.png"), fullPage: true });
 
+  step = "see it: the architecture diagram";
+  await Promise.all([page.waitForURL(/#see-it$/), page.click("header nav a:has-text('See it')")]);
+  const diagram = page.locator("#see-it svg.diagram");
+  assert.ok(await diagram.isVisible(), "the diagram is drawn on the page");
+  const geometry = await page.evaluate(() => {
+    const boxes = [...document.querySelectorAll("#see-it svg.diagram g.box")].map((g) => ({
+      title: g.querySelector("title").textContent,
+      rect: g.querySelector("rect").getBoundingClientRect().toJSON(),
+      texts: [...g.querySelectorAll("text")].map((t) => t.getBoundingClientRect().toJSON()),
+    }));
+    return boxes;
+  });
+  assert.ok(geometry.length >= 5, `boxes drawn: ${geometry.length}`);
+  const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  for (let i = 0; i < geometry.length; ++i) {
+    for (const t of geometry[i].texts) {
+      assert.ok(t.left >= geometry[i].rect.left - 0.5 && t.right <= geometry[i].rect.right + 0.5,
+        `text overflows its box: ${geometry[i].title}`);
+    }
+    for (let j = i + 1; j < geometry.length; ++j)
+      assert.ok(!overlaps(geometry[i].rect, geometry[j].rect), `boxes overlap: ${geometry[i].title} / ${geometry[j].title}`);
+  }
+  const svg = await page.request.get(base + "/models/facebook/dinov2-small/diagram.svg");
+  assert.equal(svg.status(), 200);
+  assert.match(svg.headers()["content-type"], /^image\/svg\+xml/);
+  await page.locator("#see-it").screenshot({ path: join(out, "see-it.png") });
+
   step = "no script errors";
   assert.deepEqual(problems, []);
   console.log(`e2e: ok (${sharedUrl}); screenshots in ${out}`);
