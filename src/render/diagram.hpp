@@ -25,6 +25,7 @@ struct DiagramBox {
   std::vector<std::string> lines;  ///< type; attributes; output shape and parameters
   DiagramRect rect;
   int group = -1;       ///< index into Diagram::groups, -1 outside repeated blocks
+  int column = -1;      ///< index into Diagram::columns
   double heat = -1;     ///< 0..1 share of the largest activation bytes; -1 without a plan
   bool peak = false;    ///< the training step's memory peak happens at this node's backward
 };

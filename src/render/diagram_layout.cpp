@@ -178,6 +178,7 @@ Diagram layout_diagram(const Graph& g, const plan::Plan* plan) {
   auto add_box = [&](const Node& node, int group) {
     DiagramBox b;
     b.node = node.index;
+    b.column = column[static_cast<std::size_t>(node.index)];
     b.lines = node_lines(g, node);
     b.group = group;
     b.rect.w = text_width(b.lines);
@@ -242,9 +243,9 @@ Diagram layout_diagram(const Graph& g, const plan::Plan* plan) {
           for (std::size_t p = 0; p < layer.size() && p < grp.boxes.size(); ++p)
             box_of[static_cast<std::size_t>(layer[p])] = grp.boxes[p];
         }
-        grp.lines.push_back(members.size() == 1
-                                ? fmt::format("× {} · layers 0–{}", grp.count, grp.count - 1)
-                                : fmt::format("× {} · layers {}", grp.count, ranges(members[s])));
+        grp.lines.push_back(grp.count == 1          ? fmt::format("× 1 · layer {}", members[s][0])
+                            : members.size() == 1 ? fmt::format("× {} · layers 0–{}", grp.count, grp.count - 1)
+                                                  : fmt::format("× {} · layers {}", grp.count, ranges(members[s])));
         std::string per_layer = fmt::format("{} params per layer", compact(params));
         if (plan) per_layer += fmt::format(" · activations {}/sample", mib(bytes));
         grp.lines.push_back(std::move(per_layer));
@@ -264,9 +265,14 @@ Diagram layout_diagram(const Graph& g, const plan::Plan* plan) {
     for (auto& b : d.boxes) {
       const double v = static_cast<double>(act_of(g.nodes[static_cast<std::size_t>(b.node)]));
       b.heat = most > 0 ? v / most : 0;
-      b.peak = !peak_node.empty() && g.nodes[static_cast<std::size_t>(b.node)].name == peak_node;
-      if (b.peak) b.rect.w += 2 * DiagramMetrics::kCharWidth;  // room for the marker beside the first line
     }
+    // The peak's node may be in any layer; it is marked on the box its layer is drawn as.
+    for (std::size_t i = 0; i < n; ++i)
+      if (!peak_node.empty() && g.nodes[i].name == peak_node && box_of[i] >= 0) {
+        auto& b = d.boxes[static_cast<std::size_t>(box_of[i])];
+        b.peak = true;
+        b.rect.w += 2 * DiagramMetrics::kCharWidth;  // room for the marker beside the first line
+      }
     for (auto& grp : d.groups) grp.heat = most_group > 0 ? grp.heat / most_group : 0;
     d.legend.push_back("Colour: activation bytes kept for backward per sample (full fine-tune), white none → red most");
     if (!peak_node.empty())

@@ -56,24 +56,33 @@ std::string diagram_svg(const Diagram& d, const std::string& title) {
         "<g class=\"group\" data-count=\"{}\"><title>{}</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"8\" "
         "fill=\"{}\" stroke=\"#7a8ca3\" stroke-dasharray=\"5 3\"/>",
         grp.count, html_escape(joined(grp.lines)), num(grp.rect.x), num(grp.rect.y), num(grp.rect.w), num(grp.rect.h),
-        grp.heat < 0 ? "#eef2f7" : heat_fill(grp.heat * 0.5));
+        grp.heat < 0 ? "#eef2f7" : heat_fill(grp.heat * 0.25));
     text_lines(svg, grp.lines, grp.rect.x + DiagramMetrics::kPadX, grp.rect.y, true);
     svg += "</g>";
   }
   // Edges under the boxes: a chain arrow runs bottom-centre to top-centre; a cross-column edge leaves
   // the source's side, turns in the gap between the columns and enters the target's side.
   for (const auto& e : d.edges) {
-    const auto& a = d.boxes[static_cast<std::size_t>(e.from)].rect;
-    const auto& b = d.boxes[static_cast<std::size_t>(e.to)].rect;
+    const auto& from = d.boxes[static_cast<std::size_t>(e.from)];
+    const auto& to = d.boxes[static_cast<std::size_t>(e.to)];
+    const auto& a = from.rect;
+    const auto& b = to.rect;
     if (!e.cross) {
+      // Into or out of a group the arrow meets its border, so it never runs through the group's heading.
+      const double y1 = from.group >= 0 && from.group != to.group
+                            ? d.groups[static_cast<std::size_t>(from.group)].rect.y + d.groups[static_cast<std::size_t>(from.group)].rect.h
+                            : a.y + a.h;
+      const double y2 = to.group >= 0 && from.group != to.group ? d.groups[static_cast<std::size_t>(to.group)].rect.y : b.y;
       svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#5b6b7f\" marker-end=\"url(#arrow)\"/>",
-                         num(a.x + a.w / 2), num(a.y + a.h), num(b.x + b.w / 2), num(b.y));
+                         num(a.x + a.w / 2), num(y1), num(b.x + b.w / 2), num(y2));
       continue;
     }
-    const bool right = b.x >= a.x + a.w;
+    // Across columns the edge turns in the gap beside the source's column, where no box stands.
+    const auto& source_column = d.columns[static_cast<std::size_t>(from.column)].rect;
+    const bool right = to.column > from.column;
     const double x1 = right ? a.x + a.w : a.x, y1 = a.y + a.h / 2;
     const double x2 = right ? b.x : b.x + b.w, y2 = b.y + b.h / 2;
-    const double mid = right ? x2 - 24 : x2 + 24;
+    const double mid = right ? source_column.x + source_column.w + 24 : source_column.x - 24;
     svg += fmt::format(
         "<g class=\"cross\"><title>{0}</title><path d=\"M{1},{2} H{3} V{4} H{5}\" fill=\"none\" stroke=\"#2f6fb0\" "
         "stroke-width=\"1.5\" marker-end=\"url(#arrow)\"/></g>",
