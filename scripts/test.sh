@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+scripts/reference_venv.sh  # the live reference's pinned transformers / PyTorch / peft (issue 22), once
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 
 # Python package (issue 10): pip builds the wheel offline in a fresh venv (reusing build/), then pytest.
