@@ -40,6 +40,7 @@ TOOL = ROOT / "tools" / "reference" / "reference_tensors.py"
 KNOWN = HERE / "known_differences.json"
 NOT_BUILDABLE = HERE / "not_buildable.json"
 COVERAGE = HERE / "unsupported_model_types.txt"
+OVERRIDES = HERE / "default_overrides.json"
 SKIP = 77
 
 TORCH_TO_SAFETENSORS = {
@@ -97,11 +98,12 @@ class Reference:
         if r.returncode != 0:
             raise SystemExit(f"live reference: {TOOL.name} {' '.join(args)} failed ({r.returncode}):\n{r.stderr[-3000:]}")
 
-    def plan(self, wanted: dict[str, list[str]]) -> dict:
-        path = self.cache / f"plan-{sha(self.tool_hash, canonical(wanted))}.json"
+    def plan(self, wanted: dict[str, list[str]], overrides: dict[str, dict]) -> dict:
+        body = {"classes": wanted, "overrides": overrides}
+        path = self.cache / f"plan-{sha(self.tool_hash, canonical(body))}.json"
         if not path.exists():
             request = self.cache / "plan-request.json"
-            request.write_text(canonical(wanted))
+            request.write_text(canonical(body))
             self._run(["--plan", str(request), "-o", str(path)])
         return load_json(path)
 
@@ -109,7 +111,8 @@ class Reference:
         """jobs: {"id", "class", "model_type" | "config"}; returns id -> the tool's answer."""
         todo, paths = [], {}
         for job in jobs:
-            source = job["model_type"] if "model_type" in job else canonical(job["config"])
+            source = (job["model_type"] + canonical(job.get("overrides", {}))) if "model_type" in job else canonical(
+                job["config"])
             path = self.cache / f"case-{sha(self.tool_hash, versions, job['class'], source)}.json"
             paths[job["id"]] = path
             if not path.exists():
@@ -248,7 +251,8 @@ def main() -> int:
     ref = Reference(a.python, work / "cache", a.jobs)
 
     supported = architectures(a.neurarch)
-    plan = ref.plan(supported)
+    overrides = {t: e["overrides"] for t, e in load_json(OVERRIDES).items()}
+    plan = ref.plan(supported, overrides)
     versions = f"transformers {plan['transformers_version']}, torch {plan['torch_version']}"
 
     jobs, unbuildable = [], {}
@@ -263,7 +267,8 @@ def main() -> int:
                 f"{c} {why}" for c, why in sorted(entry["other"].items()))
         for name in entry["classes"]:
             jobs.append({"id": f"defaults/{model_type}/{name}", "model_type": model_type, "class": name,
-                         "config": entry["config"]})
+                         "config": entry["config"]} | ({"overrides": overrides[model_type]}
+                                                       if model_type in overrides else {}))
     reals = real_config_jobs(shared)
     ref_jobs = [{k: v for k, v in j.items() if k not in ("config",)} if "model_type" in j else
                 {k: v for k, v in j.items() if k in ("id", "config", "class", "class_source", "config_source")}

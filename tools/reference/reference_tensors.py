@@ -57,15 +57,21 @@ def model_types() -> list[str]:
     return sorted(CONFIG_MAPPING_NAMES)
 
 
-def default_config(model_type: str):
+def default_config(model_type: str, overrides: dict | None = None):
+    """The model type's default config; overrides for the few whose defaults do not build (as the shared fixtures)."""
     from transformers import AutoConfig
 
-    return AutoConfig.for_model(model_type)
+    return AutoConfig.for_model(model_type, **(overrides or {}))
 
 
-def default_config_json(model_type: str) -> dict:
+def default_config_json(model_type: str, overrides: dict | None = None) -> dict:
     """The model type's default config as save_pretrained's config.json would hold it (every key)."""
-    return json.loads(default_config(model_type).to_json_string(use_diff=False))
+    return json.loads(default_config(model_type, overrides).to_json_string(use_diff=False))
+
+
+def _first_line(e: BaseException) -> str:
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    return f"{type(e).__name__}: {lines[0] if lines else ''}"[:500]
 
 
 def config_from_dict(d: dict):
@@ -206,8 +212,10 @@ def case(job: dict) -> dict:
             config = config_from_dict(job["config"])
             out["config_source"] = job.get("config_source", "a config.json, parsed by AutoConfig.from_pretrained")
         else:
-            config = default_config(job["model_type"])
-            out["config_source"] = f"AutoConfig.for_model({job['model_type']!r}) defaults"
+            overrides = job.get("overrides") or {}
+            config = default_config(job["model_type"], overrides)
+            out["config_source"] = f"AutoConfig.for_model({job['model_type']!r}) defaults" + (
+                f", with {json.dumps(overrides, sort_keys=True)} (the defaults do not build)" if overrides else "")
         out["model_type"] = config.model_type
         name = job.get("class")
         if name:
@@ -223,12 +231,12 @@ def case(job: dict) -> dict:
         out.update(saved_tensors(model))
         out["config"] = json.loads(config.to_json_string(use_diff=False))
     except Exception as e:  # noqa: BLE001 - a reference that cannot build is an answer to record
-        out["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:500]
+        out["error"] = _first_line(e)
         out["traceback_tail"] = traceback.format_exc().strip().splitlines()[-1][:500]
     return out
 
 
-def plan(wanted: dict[str, list[str]]) -> dict:
+def plan(wanted: dict[str, list[str]], overrides: dict[str, dict] | None = None) -> dict:
     """For each model type and candidate classes (a family's classes may span several model types): its default
     config.json, or why there is none, and which classes take that model type's config."""
     import torch
@@ -244,10 +252,10 @@ def plan(wanted: dict[str, list[str]]) -> dict:
             entry["error"] = f"model_type {model_type!r} is not registered in transformers {transformers.__version__}"
             continue
         try:
-            config = default_config(model_type)
+            config = default_config(model_type, (overrides or {}).get(model_type))
             entry["config"] = json.loads(config.to_json_string(use_diff=False))
         except Exception as e:  # noqa: BLE001
-            entry["error"] = f"default config: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:500]
+            entry["error"] = "default config: " + _first_line(e)
             continue
         for name in classes:
             cls = getattr(transformers, name, None)
@@ -277,21 +285,29 @@ def main(argv=None) -> int:
     src.add_argument("--batch", help="a JSON list of jobs; each writes its own output file")
     src.add_argument("--model-types", action="store_true", help="list every model_type transformers registers")
     src.add_argument("--default-config", metavar="MODEL_TYPE", help="print a model type's default config.json")
-    src.add_argument("--plan", help="a JSON {model_type: [class, ...]}: default configs and the classes each takes")
+    src.add_argument("--plan", help='a JSON {"classes": {model_type: [class, ...]}, "overrides": {model_type: {...}}}:'
+                     " default configs and the classes each takes")
     ap.add_argument("--class", dest="class_name", help="class to build (default: architectures[0], else the base class)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON",
+                    help="override a default config's key (with --model-type / --default-config)")
     ap.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
     a = ap.parse_args(argv)
 
+    try:
+        overrides = {k: json.loads(v) for k, v in (item.split("=", 1) for item in a.set)}
+    except ValueError:
+        ap.error("--set wants KEY=JSON, e.g. --set vocab_size=33")
     _quiet_imports()
     if a.model_types:
         print("\n".join(model_types()))
         return 0
     if a.default_config:
-        print(json.dumps(default_config_json(a.default_config), indent=2, sort_keys=True))
+        print(json.dumps(default_config_json(a.default_config, overrides), indent=2, sort_keys=True))
         return 0
     if a.plan:
         with open(a.plan) as f:
-            result = plan(json.load(f))
+            request = json.load(f)
+        result = plan(request["classes"], request.get("overrides"))
         if a.output:
             _write_atomic(a.output, result)
         else:
@@ -311,7 +327,7 @@ def main(argv=None) -> int:
             print(f"reference_tensors: {a.config}: {e}", file=sys.stderr)
             return 2
     else:
-        job = {"model_type": a.model_type}
+        job = {"model_type": a.model_type, "overrides": overrides}
     if a.class_name:
         job["class"] = a.class_name
     result = case(job)
