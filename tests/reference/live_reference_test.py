@@ -156,7 +156,8 @@ def differences(ref: dict, ours: dict) -> list[str]:
     if "error" in ours:
         return [f"neurarch failed: {ours['error']}"]
     theirs = {n: (s, TORCH_TO_SAFETENSORS.get(ref["dtypes"][n], ref["dtypes"][n])) for n, s in ref["tensors"].items()}
-    mine = {t["name"]: (t["shape"], t["dtype"]) for t in ours.get("tensors", [])}
+    # A tensor with tied_to is an alias that save_pretrained drops; the rest is what the checkpoint holds.
+    mine = {t["name"]: (t["shape"], t["dtype"]) for t in ours.get("tensors", []) if "tied_to" not in t}
     raw: list[str] = []
     for name, (shape, dtype) in theirs.items():
         if name not in mine:
