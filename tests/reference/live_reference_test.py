@@ -283,14 +283,18 @@ def main() -> int:
     configs = work / "configs"
     configs.mkdir(parents=True, exist_ok=True)
 
+    # Written before the threads start: classes of one model type share a config file.
+    for job in jobs:
+        job["config_file"] = configs / f"{sha(canonical(job['config']))}.json"
+        if not job["config_file"].exists():
+            tmp = job["config_file"].with_suffix(".tmp")
+            tmp.write_text(json.dumps(job["config"], indent=1))
+            os.replace(tmp, job["config_file"])
+
     def run(job):
-        answer = answers[job["id"]]
-        if "error" in answer:
+        if "error" in answers[job["id"]]:
             return job, None
-        path = configs / f"{sha(canonical(job['config']))}.json"
-        if not path.exists():
-            path.write_text(json.dumps(job["config"], indent=1))
-        return job, neurarch_report(a.neurarch, path, job["class"])
+        return job, neurarch_report(a.neurarch, job["config_file"], job["class"])
 
     observed: dict[str, list[str]] = {}
     ours_by_id: dict[str, dict] = {}
