@@ -4,9 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-# The pinned live reference (torch, transformers, peft; tests/reference/requirements.txt) that the
-# Python-side tests run against; pip only checks it once installed.
-/usr/bin/python3 -m venv .venv-reference && .venv-reference/bin/pip install -r tests/reference/requirements.txt
+scripts/reference_venv.sh  # the live reference's pinned transformers / PyTorch / peft, installed once
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 
 # Python package (issue 10): pip builds the wheel offline in a fresh venv (reusing build/), then pytest.
