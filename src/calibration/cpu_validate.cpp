@@ -21,7 +21,7 @@ CpuProfile parse_cpu_profile(std::string_view json_text, const std::string& orig
   if (!j.contains("dropout_mask_bytes") || !j["dropout_mask_bytes"].contains("value"))
     throw Error(ErrorKind::InvalidInput, origin, "missing 'dropout_mask_bytes.value'");
   p.dropout_mask_bytes = j["dropout_mask_bytes"]["value"].get<int>();
-  if (p.dropout_mask_bytes <= 0) throw Error(ErrorKind::InvalidInput, origin, "dropout_mask_bytes must be positive");
+  if (p.dropout_mask_bytes < 0) throw Error(ErrorKind::InvalidInput, origin, "dropout_mask_bytes must not be negative");
   return p;
 }
 

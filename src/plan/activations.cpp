@@ -89,7 +89,7 @@ class Builder {
     }
     bool cast = p_.autocast && in_bytes > 2;
     if (lora_readers > 0 && s_.lora_dropout > 0) {
-      a.saved.push_back({what + ": LoRA dropout masks", elements * lora_readers, s_.dropout_mask_bytes});
+      a.saved.push_back({what + ": LoRA dropout masks", elements * lora_readers, mask_bytes(in_bytes)});
       a.saved.push_back({what + ": LoRA dropped copies", elements * lora_readers, cast ? 2 : in_bytes});
       lora_dropout_seen_ = true;
     } else {
@@ -133,8 +133,12 @@ class Builder {
     }
   }
 
+  // A saved dropout mask: CUDA's fused kernel keeps a bool per element; the CPU kernel multiplies
+  // by a noise tensor of the dropped tensor's own dtype and keeps that (dropout_mask_bytes 0).
+  int mask_bytes(int dropped_bytes) const { return s_.dropout_mask_bytes > 0 ? s_.dropout_mask_bytes : dropped_bytes; }
+
   void output_dropout(NodeActivations& a, const Node& n) {
-    if (n.dropout > 0) a.saved.push_back({"dropout mask", tokens_of(n.out) * n.out.back(), s_.dropout_mask_bytes});
+    if (n.dropout > 0) a.saved.push_back({"dropout mask", tokens_of(n.out) * n.out.back(), mask_bytes(p_.compute)});
   }
 
   NodeActivations node(const Node& n) {
@@ -253,7 +257,7 @@ class Builder {
         // An activation and dropout on the conv's output (SegFormer's Mix-FFN) keep their own.
         const std::int64_t produced = std::accumulate(n.out.begin(), n.out.end(), std::int64_t{1}, std::multiplies<>());
         activation(a, n.activation, produced);
-        if (n.dropout > 0) a.saved.push_back({"dropout mask", produced, s_.dropout_mask_bytes});
+        if (n.dropout > 0) a.saved.push_back({"dropout mask", produced, mask_bytes(p_.compute)});
         out = c;
         break;
       }
@@ -382,7 +386,7 @@ class Builder {
       // The masked sum is fp32 in both modes: the additive mask is built in fp32.
       if (at.clamped_scores) a.saved.push_back({"masked scores (kept by the clamp's backward)", scores, 4});
       if (at.dropout > 0) {
-        a.saved.push_back({"attention dropout mask", scores, s_.dropout_mask_bytes});
+        a.saved.push_back({"attention dropout mask", scores, mask_bytes(softmax_bytes)});
         if (!p_.autocast) a.saved.push_back({"dropped attention probabilities", scores, c});
       }
       if (!eager_note_ && s_.attention != AttentionImpl::SDPA) {
@@ -506,7 +510,7 @@ class Builder {
     // ReLU's backward reads its output, which is the very tensor an ungated down projection keeps.
     if (f.gated || f.activation != "relu" || !down_saves) activation(a, f.activation, inter);
     if (f.gated) a.saved.push_back({"gate activation and up projection (for the product)", inter * 2, c});
-    if (f.inner_dropout > 0) a.saved.push_back({"dropout mask before the down projection", inter, s_.dropout_mask_bytes});
+    if (f.inner_dropout > 0) a.saved.push_back({"dropout mask before the down projection", inter, mask_bytes(c)});
     if (down_saves) a.saved.push_back({"down projection input", inter, c});
     output_dropout(a, n);
   }

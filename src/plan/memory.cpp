@@ -43,7 +43,8 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
       node_grads_(g.nodes.size(), 0),
       node_copies_(g.nodes.size(), 0),
       node_params_(g.nodes.size(), 0),
-      node_trainable_(g.nodes.size(), 0) {
+      node_trainable_(g.nodes.size(), 0),
+      node_accumulation_(g.nodes.size(), 0) {
   auto roles = weight_roles(g, s);
   acts_ = saved_activations(g, s, roles);
   const bool full = s.mode == Mode::Full;
@@ -108,6 +109,24 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
     const auto user = last_user.find(t.name);
     const std::size_t grad_node = user == last_user.end() ? node : std::max(node, user->second);
     node_grads_[grad_node] += allocator_rounded(trainable_here * 4, rt);
+  }
+  // Each earlier user of a shared weight hands autograd's AccumulateGrad a second gradient, which it
+  // adds out of place: the incoming gradient and the sum exist beside the old one until the old one
+  // goes (gpt2's tied head and embedding: three copies at the embedding's backward, measured on the CPU;
+  // docs/cpu-memory.md). One weight at a time, so a node's transient is its largest shared weight's.
+  std::map<std::string_view, std::int64_t> grad_bytes;
+  for (std::size_t i = 0; i < g.tensors.size(); ++i) {
+    const auto& t = g.tensors[i];
+    if (t.saved() && t.kind != graph::TensorKind::Buffer && roles[i].trained)
+      grad_bytes[t.name] = allocator_rounded(elements(t) * 4, rt);
+  }
+  for (const auto& t : g.tensors) {
+    const std::string_view key = t.saved() ? std::string_view(t.name) : std::string_view(t.tied_to);
+    const auto user = last_user.find(key);
+    const auto bytes = grad_bytes.find(key);
+    if (user == last_user.end() || bytes == grad_bytes.end()) continue;
+    const auto node = static_cast<std::size_t>(t.node);
+    if (node < user->second) node_accumulation_[node] = std::max(node_accumulation_[node], 2 * bytes->second);
   }
   static_.gradients = 0;
   for (auto b : node_grads_) static_.gradients += b;
@@ -193,7 +212,7 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
     grads += node_grads_[k];
     std::int64_t loss_bytes = head_done ? 0 : log_softmax + logits_grad;
     std::int64_t total = st.parameters + st.optimizer_state + grads + copies + alive + recompute + loss_bytes +
-                         in_flight + st.dequant_transient + st.workspace;
+                         in_flight + node_accumulation_[k] + st.dequant_transient + st.workspace;
     // Named terms are built only for a new maximum: solvers probe this walk many times.
     if (total > bwd.allocated) {
       bwd.allocated = total;
@@ -204,6 +223,7 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
                    {"activations", alive + recompute},
                    {"loss_buffers", loss_bytes},
                    {"activation_gradients", in_flight},
+                   {"shared_weight_gradient_sum", node_accumulation_[k]},
                    {"quantized_weight_dequant", st.dequant_transient},
                    {"cublas_workspace", st.workspace}};
       bwd.at = node.name;

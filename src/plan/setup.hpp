@@ -19,8 +19,8 @@ struct Setup {
   bool grad_checkpointing = false;
   std::int64_t lora_rank = 16;
   double lora_dropout = 0.05;
-  /// Bytes per element of a dropout's saved mask: CUDA's fused dropout keeps a bool mask; the
-  /// CPU path keeps float noise (4), which the CPU-measured ground truth reflects.
+  /// Bytes per element of a dropout's saved mask: CUDA's fused dropout keeps a bool mask (1); 0: the
+  /// CPU path, which keeps noise in the dropped tensor's dtype (data/runtime-cpu.json).
   int dropout_mask_bytes = 1;
   /// Leaf module names to adapt ("q_proj", "query", "c_attn"); empty: every linear but the head.
   std::vector<std::string> lora_targets;

@@ -9,6 +9,9 @@ them, saying so.
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -76,7 +79,7 @@ class EndToEnd(unittest.TestCase):
             self.skipTest(f"{e}")
         import measure_cpu
         cfg = {"model_type": "gpt2", "n_layer": 4, "n_embd": 64, "n_head": 4, "vocab_size": 500, "n_positions": 64,
-               "architectures": ["GPT2LMHeadModel"]}
+               "bos_token_id": 0, "eos_token_id": 0, "architectures": ["GPT2LMHeadModel"]}
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp) / "tiny.json"
             src.write_text(json.dumps(cfg))
@@ -97,6 +100,37 @@ class EndToEnd(unittest.TestCase):
         self.assertGreaterEqual(row["optimizer_peak_bytes"], 16 * params)
         self.assertEqual(row["overall_peak_bytes"],
                          max(row["forward_peak_bytes"], row["backward_peak_bytes"], row["optimizer_peak_bytes"]))
+
+    def test_live_rows_against_the_planner(self):
+        """Re-measures two tiny steps (fp32 and bf16 autocast, tied head) and plans them: every phase
+        within 10 % and none under by more than 10 %."""
+        binary = os.environ.get("NEURARCH_TRACE_BIN")
+        if not binary:
+            self.skipTest("NEURARCH_TRACE_BIN not set (ctest sets it)")
+        try:
+            import peft  # noqa: F401
+            import transformers  # noqa: F401
+        except ImportError as e:
+            self.skipTest(f"{e}")
+        import measure_cpu
+        cfg = {"model_type": "gpt2", "n_layer": 2, "n_embd": 128, "n_head": 4, "vocab_size": 2000,
+               "n_positions": 128, "bos_token_id": 0, "eos_token_id": 0, "architectures": ["GPT2LMHeadModel"]}
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / "tiny.json"
+            src.write_text(json.dumps(cfg))
+            out = Path(tmp) / "rows.jsonl"
+            for precision in ("fp32", "amp-bf16"):
+                rc = measure_cpu.main(["--config", str(src), "--layers", "2", "--seq", "64", "--batch", "2",
+                                       "--precision", precision, "--configs-out", str(Path(tmp) / "configs"),
+                                       "--config-root", tmp, "--source-label", "tiny.json", "--out", str(out)])
+                self.assertEqual(rc, 0)
+            run = subprocess.run([binary, "validate", tmp], capture_output=True, text=True, timeout=120)
+        last = run.stdout.strip().splitlines()[-1]
+        m = re.fullmatch(r"cpu: rows 2, planned 2, inexpressible 0, median ([0-9.]+)%, p90 ([0-9.]+)%, under10 (\d+)",
+                         last)
+        self.assertIsNotNone(m, run.stdout + run.stderr)
+        self.assertLessEqual(float(m.group(2)), 10.0, run.stdout)
+        self.assertEqual(int(m.group(3)), 0, run.stdout)
 
 
 if __name__ == "__main__":
