@@ -21,6 +21,9 @@ CpuProfile parse_cpu_profile(std::string_view json_text, const std::string& orig
   if (!j.contains("dropout_mask_bytes") || !j["dropout_mask_bytes"].contains("value"))
     throw Error(ErrorKind::InvalidInput, origin, "missing 'dropout_mask_bytes.value'");
   p.dropout_mask_bytes = j["dropout_mask_bytes"]["value"].get<int>();
+  if (!j.contains("sdpa_dropout_runs_math") || !j["sdpa_dropout_runs_math"].contains("value"))
+    throw Error(ErrorKind::InvalidInput, origin, "missing 'sdpa_dropout_runs_math.value'");
+  p.sdpa_dropout_runs_math = j["sdpa_dropout_runs_math"]["value"].get<bool>();
   if (p.dropout_mask_bytes < 0) throw Error(ErrorKind::InvalidInput, origin, "dropout_mask_bytes must not be negative");
   return p;
 }
@@ -58,6 +61,7 @@ plan::Setup setup_of(const CpuRow& r, const CpuProfile& profile) {
   s.lora_rank = r.lora_rank;
   s.lora_dropout = r.lora_dropout;
   s.dropout_mask_bytes = profile.dropout_mask_bytes;
+  s.sdpa_dropout_runs_math = profile.sdpa_dropout_runs_math;
   return s;
 }
 

@@ -20,7 +20,8 @@ namespace neurarch::calibration {
 /// context, no cuBLAS workspace, no allocator rounding) and what the CPU kernels keep.
 struct CpuProfile {
   plan::Runtime runtime;
-  int dropout_mask_bytes = 1;  ///< bytes per element of a saved dropout mask
+  int dropout_mask_bytes = 1;  ///< bytes per element of a saved dropout mask; 0: the dropped tensor's dtype
+  bool sdpa_dropout_runs_math = false;  ///< SDPA with dropout falls back to the math path
 };
 
 /// data/runtime-cpu.json (embedded), or an edited copy.

@@ -27,7 +27,7 @@ int run_validate_cpu(const std::string& dir, const std::string& config_root, con
       return exit_code(ErrorKind::InvalidInput);
     }
     // Rows name their configs relative to the folder that holds them.
-    const std::filesystem::path root = config_root.empty() ? std::filesystem::path(dir) : config_root;
+    const std::filesystem::path root = std::filesystem::path(config_root.empty() ? dir : config_root);
     std::vector<std::string> errors;
     std::optional<ErrorKind> kind;
     const auto ev = calibration::evaluate_cpu(set.rows, root, profile, errors, kind);

@@ -373,11 +373,23 @@ class Builder {
     const int c = p_.compute;
     const std::int64_t h = at.heads, tq = at.query_len, tk = at.kv_len;
     const std::int64_t per_token = tokens / std::max<std::int64_t>(tq, 1);  // 1 unless the graph batches inside
-    if (s_.attention == AttentionImpl::SDPA && at.sdpa) {
+    const bool math_path = s_.sdpa_dropout_runs_math && at.dropout > 0;
+    if (s_.attention == AttentionImpl::SDPA && at.sdpa && !math_path) {
       // Flash / memory-efficient kernels keep the output and the log-sum-exp, never the scores;
       // their dropout is regenerated from the RNG state.
       a.saved.push_back({"attention output (SDPA)", output, c});
       a.saved.push_back({"log-sum-exp", per_token * h * tq, 4});
+    } else if (s_.attention == AttentionImpl::SDPA && at.sdpa) {
+      // No fused kernel takes dropout (the CPU's): SDPA's math path runs in fp32 (it up-casts bf16) and
+      // keeps the probabilities, the dropout noise and the dropped probabilities, and scaled fp32
+      // copies of q and k with v, which replace the q/k/v the fused kernel would keep.
+      const std::int64_t scores = per_token * h * tq * tk;
+      a.saved.push_back({"SDPA math path: probabilities, dropout noise, dropped probabilities (fp32)", 3 * scores, 4});
+      if (p_.autocast) {
+        const std::int64_t kv_heads = at.kv_heads < h ? h : at.kv_heads;
+        a.saved.push_back({"SDPA math path: q, k, v in fp32 (beyond the bf16 ones)",
+                           tokens * at.head_dim * (h + 2 * kv_heads), 2});
+      }
     } else {
       std::int64_t scores = per_token * h * tq * tk;
       int softmax_bytes = p_.autocast ? 4 : c;  // softmax runs in fp32 under autocast
@@ -386,7 +398,7 @@ class Builder {
       // The masked sum is fp32 in both modes: the additive mask is built in fp32.
       if (at.clamped_scores) a.saved.push_back({"masked scores (kept by the clamp's backward)", scores, 4});
       if (at.dropout > 0) {
-        a.saved.push_back({"attention dropout mask", scores, mask_bytes(softmax_bytes)});
+        a.saved.push_back({"attention dropout mask", scores, mask_bytes(c)});
         if (!p_.autocast) a.saved.push_back({"dropped attention probabilities", scores, c});
       }
       if (!eager_note_ && s_.attention != AttentionImpl::SDPA) {

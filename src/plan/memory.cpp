@@ -110,10 +110,13 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
     const std::size_t grad_node = user == last_user.end() ? node : std::max(node, user->second);
     node_grads_[grad_node] += allocator_rounded(trainable_here * 4, rt);
   }
-  // Each earlier user of a shared weight hands autograd's AccumulateGrad a second gradient, which it
-  // adds out of place: the incoming gradient and the sum exist beside the old one until the old one
-  // goes (gpt2's tied head and embedding: three copies at the embedding's backward, measured on the CPU;
-  // docs/cpu-memory.md). One weight at a time, so a node's transient is its largest shared weight's.
+  // Each earlier user of a shared weight hands autograd a second gradient for it, which the engine adds
+  // to the first before AccumulateGrad runs. Without autocast the first is the head's matmul output and
+  // the sum is made out of place: the incoming gradient and the sum exist beside the first (three
+  // copies at the embedding's backward); under autocast the first is a fresh fp32 cast-back that takes
+  // the sum in place (two). Measured on the CPU (docs/cpu-memory.md). One weight at a time, so a node's
+  // transient is its largest shared weight's.
+  const std::int64_t sum_copies = s.autocast_bf16 ? 1 : 2;
   std::map<std::string_view, std::int64_t> grad_bytes;
   for (std::size_t i = 0; i < g.tensors.size(); ++i) {
     const auto& t = g.tensors[i];
@@ -126,7 +129,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
     const auto bytes = grad_bytes.find(key);
     if (user == last_user.end() || bytes == grad_bytes.end()) continue;
     const auto node = static_cast<std::size_t>(t.node);
-    if (node < user->second) node_accumulation_[node] = std::max(node_accumulation_[node], 2 * bytes->second);
+    if (node < user->second) node_accumulation_[node] = std::max(node_accumulation_[node], sum_copies * bytes->second);
   }
   static_.gradients = 0;
   for (auto b : node_grads_) static_.gradients += b;
