@@ -241,7 +241,9 @@ class Builder {
         linear_inputs(a, n, 0, 1, tokens * d_in, in_bytes, "LM head input");
         logits_.logits_bytes += tokens * d * c;
         logits_.log_softmax_bytes += tokens * d * 4;
-        logits_.loss_transient_bytes += 2 * tokens * d * 4;
+        // The loss up-casts half logits to fp32 for log_softmax (a copy that goes once it has run);
+        // transformers >= 4.46 shifts the labels, not the logits, so no shifted copy is made (CPU-measured).
+        if (c < 4) logits_.loss_transient_bytes += tokens * d * 4;
         logits_.logits_grad_bytes += tokens * d * (4 + c);
         out = c;
         break;

@@ -138,6 +138,9 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
   static_.dequant_transient = allocator_rounded(largest_matmul * 2, rt);
   static_.workspace = rt.cublas_workspace_bytes;
   for (const auto& n : g.nodes) {
+    // The logits' gradient is the loss buffers' term already (CPU-measured: counting it twice over-planned
+    // the backward of a large vocabulary by its size).
+    if (n.type == graph::NodeType::LMHead || n.type == graph::NodeType::Output) continue;
     std::int64_t width = 1;
     for (auto d : n.out) width *= d;
     widest_output_ = std::max(widest_output_, width);
