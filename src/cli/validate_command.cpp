@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 
 #include "calibration/render.hpp"
+#include "calibration/cpu_rows.hpp"
 #include "calibration/validate.hpp"
+#include "cli/validate_cpu.hpp"
 #include "core/error.hpp"
 #include "plan/hardware.hpp"
 
@@ -59,6 +61,8 @@ int run_validate(int argc, const char* const* argv, std::ostream& out, std::ostr
   } catch (const CLI::ParseError& e) {
     return app.exit(e, out, err);
   }
+  // A folder of CPU-measured steps (tools/measure_cpu writes JSON lines) is judged phase by phase.
+  if (calibration::has_cpu_rows(dir)) return run_validate_cpu(dir, config_root, runtime_file, out, err);
 
   if (fs::is_regular_file(dir) && fs::path(dir).extension() == ".json")
     return run_validate_published(dir, config_dirs, runtime_file, out, err);

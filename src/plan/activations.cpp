@@ -111,7 +111,7 @@ class Builder {
     }
     bool cast = p_.autocast && in_bytes > 2;
     if (lora_readers > 0 && s_.lora_dropout > 0) {
-      a.saved.push_back({what + ": LoRA dropout masks", elements * lora_readers, s_.dropout_mask_bytes});
+      a.saved.push_back({what + ": LoRA dropout masks", elements * lora_readers, mask_bytes(in_bytes)});
       a.saved.push_back({what + ": LoRA dropped copies", elements * lora_readers, cast ? 2 : in_bytes});
       lora_dropout_seen_ = true;
     } else {
@@ -163,8 +163,12 @@ class Builder {
     }
   }
 
+  // A saved dropout mask: CUDA's fused kernel keeps a bool per element; the CPU kernel multiplies
+  // by a noise tensor of the dropped tensor's own dtype and keeps that (dropout_mask_bytes 0).
+  int mask_bytes(int dropped_bytes) const { return s_.dropout_mask_bytes > 0 ? s_.dropout_mask_bytes : dropped_bytes; }
+
   void output_dropout(NodeActivations& a, const Node& n) {
-    if (n.dropout > 0) a.saved.push_back({"dropout mask", tokens_of(n.out) * n.out.back(), s_.dropout_mask_bytes});
+    if (n.dropout > 0) a.saved.push_back({"dropout mask", tokens_of(n.out) * n.out.back(), mask_bytes(p_.compute)});
   }
 
   NodeActivations node(const Node& n) {
@@ -289,7 +293,7 @@ class Builder {
         // An activation and dropout on the conv's output (SegFormer's Mix-FFN) keep their own.
         const std::int64_t produced = std::accumulate(n.out.begin(), n.out.end(), std::int64_t{1}, std::multiplies<>());
         activation(a, n.activation, produced);
-        if (n.dropout > 0) a.saved.push_back({"dropout mask", produced, s_.dropout_mask_bytes});
+        if (n.dropout > 0) a.saved.push_back({"dropout mask", produced, mask_bytes(p_.compute)});
         out = c;
         break;
       }
@@ -405,11 +409,23 @@ class Builder {
     const int c = p_.compute;
     const std::int64_t h = at.heads, tq = at.query_len, tk = at.kv_len;
     const std::int64_t per_token = tokens / std::max<std::int64_t>(tq, 1);  // 1 unless the graph batches inside
-    if (s_.attention == AttentionImpl::SDPA && at.sdpa) {
+    const bool math_path = s_.sdpa_dropout_runs_math && at.dropout > 0;
+    if (s_.attention == AttentionImpl::SDPA && at.sdpa && !math_path) {
       // Flash / memory-efficient kernels keep the output and the log-sum-exp, never the scores;
       // their dropout is regenerated from the RNG state.
       a.saved.push_back({"attention output (SDPA)", output, c});
       a.saved.push_back({"log-sum-exp", per_token * h * tq, 4});
+    } else if (s_.attention == AttentionImpl::SDPA && at.sdpa) {
+      // No fused kernel takes dropout (the CPU's): SDPA's math path runs in fp32 (it up-casts bf16) and
+      // keeps the probabilities, the dropout noise and the dropped probabilities, and scaled fp32
+      // copies of q and k with v, which replace the q/k/v the fused kernel would keep.
+      const std::int64_t scores = per_token * h * tq * tk;
+      a.saved.push_back({"SDPA math path: probabilities, dropout noise, dropped probabilities (fp32)", 3 * scores, 4});
+      if (p_.autocast) {
+        const std::int64_t kv_heads = at.kv_heads < h ? h : at.kv_heads;
+        a.saved.push_back({"SDPA math path: q, k, v in fp32 (beyond the bf16 ones)",
+                           tokens * at.head_dim * (h + 2 * kv_heads), 2});
+      }
     } else {
       std::int64_t scores = per_token * h * tq * tk;
       int softmax_bytes = p_.autocast ? 4 : c;  // softmax runs in fp32 under autocast
@@ -418,7 +434,7 @@ class Builder {
       // The masked sum is fp32 in both modes: the additive mask is built in fp32.
       if (at.clamped_scores) a.saved.push_back({"masked scores (kept by the clamp's backward)", scores, 4});
       if (at.dropout > 0) {
-        a.saved.push_back({"attention dropout mask", scores, s_.dropout_mask_bytes});
+        a.saved.push_back({"attention dropout mask", scores, mask_bytes(c)});
         if (!p_.autocast) a.saved.push_back({"dropped attention probabilities", scores, c});
       }
       if (!eager_note_ && s_.attention != AttentionImpl::SDPA) {
@@ -539,7 +555,7 @@ class Builder {
     // ReLU's backward reads its output, which is the very tensor an ungated down projection keeps.
     if (f.gated || f.activation != "relu" || !down_saves) activation(a, f.activation, inter);
     if (f.gated) a.saved.push_back({"gate activation and up projection (for the product)", inter * 2, c});
-    if (f.inner_dropout > 0) a.saved.push_back({"dropout mask before the down projection", inter, s_.dropout_mask_bytes});
+    if (f.inner_dropout > 0) a.saved.push_back({"dropout mask before the down projection", inter, mask_bytes(c)});
     if (down_saves) a.saved.push_back({"down projection input", inter, c});
     output_dropout(a, n);
   }

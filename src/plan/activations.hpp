@@ -34,7 +34,7 @@ struct LogitsTerms {
   int compute_bytes = 2;
   std::int64_t logits_bytes = 0;          ///< model output kept until the step ends (compute dtype)
   std::int64_t log_softmax_bytes = 0;     ///< fp32 log-probabilities saved for the loss's backward
-  std::int64_t loss_transient_bytes = 0;  ///< fp32 upcast + shifted copy while the loss is computed
+  std::int64_t loss_transient_bytes = 0;  ///< fp32 up-cast of half logits while the loss is computed
   std::int64_t logits_grad_bytes = 0;     ///< fp32 + compute-dtype gradients at the start of backward
 };
 

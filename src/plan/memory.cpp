@@ -27,7 +27,8 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
       node_copies_(g.nodes.size(), 0),
       node_params_(g.nodes.size(), 0),
       node_trainable_(g.nodes.size(), 0),
-      node_optimizer_(g.nodes.size(), 0) {
+      node_optimizer_(g.nodes.size(), 0),
+      node_accumulation_(g.nodes.size(), 0) {
   auto roles = weight_roles(g, s);
   acts_ = saved_activations(g, s, roles);
   const bool full = s.mode == Mode::Full;
@@ -137,6 +138,27 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
     const std::size_t grad_node = user == last_user.end() ? node : std::max(node, user->second);
     node_grads_[grad_node] += grad_bytes;
   }
+  // Each earlier user of a shared weight hands autograd a second gradient for it, which the engine adds
+  // to the first before AccumulateGrad runs. Without autocast the first is the head's matmul output and
+  // the sum is made out of place: the incoming gradient and the sum exist beside the first (three
+  // copies at the embedding's backward); under autocast the first is a fresh fp32 cast-back that takes
+  // the sum in place (two). Measured on the CPU (docs/cpu-memory.md). One weight at a time, so a node's
+  // transient is its largest shared weight's.
+  const std::int64_t sum_copies = precision.autocast ? 1 : 2;
+  std::map<std::string_view, std::int64_t> grad_bytes;
+  for (std::size_t i = 0; i < g.tensors.size(); ++i) {
+    const auto& t = g.tensors[i];
+    if (t.saved() && t.kind != graph::TensorKind::Buffer && roles[i].trained)
+      grad_bytes[t.name] = allocator_rounded(elements(t) * precision.parameter_bytes, rt);
+  }
+  for (const auto& t : g.tensors) {
+    const std::string_view key = t.saved() ? std::string_view(t.name) : std::string_view(t.tied_to);
+    const auto user = last_user.find(key);
+    const auto bytes = grad_bytes.find(key);
+    if (user == last_user.end() || bytes == grad_bytes.end()) continue;
+    const auto node = static_cast<std::size_t>(t.node);
+    if (node < user->second) node_accumulation_[node] = std::max(node_accumulation_[node], sum_copies * bytes->second);
+  }
   static_.gradients = 0;
   for (auto b : node_grads_) static_.gradients += b;
   static_.optimizer_temporaries = group_temporaries ? group_temporaries_bytes : largest_temporaries;
@@ -151,7 +173,9 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
   // Activation gradients in flight: the widest output's. The LM head's (the logits) is the loss's
   // gradient, counted with the loss buffers.
   for (const auto& n : g.nodes) {
-    if (n.type == graph::NodeType::LMHead) continue;
+    // The logits' gradient is the loss buffers' term already (CPU-measured: counting it twice over-planned
+    // the backward of a large vocabulary by its size).
+    if (n.type == graph::NodeType::LMHead || n.type == graph::NodeType::Output) continue;
     std::int64_t width = 1;
     for (auto d : n.out) width *= d;
     widest_output_ = std::max(widest_output_, width);
@@ -232,7 +256,7 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
     if (!setup_.keep_gradients) grads += node_grads_[k];
     std::int64_t loss_bytes = head_done ? 0 : log_softmax + logits_grad;
     std::int64_t total = st.parameters + st.optimizer_state + grads + copies + alive + recompute + loss_bytes +
-                         in_flight + st.dequant_transient + st.workspace;
+                         in_flight + node_accumulation_[k] + st.dequant_transient + st.workspace;
     // Named terms are built only for a new maximum: solvers probe this walk many times.
     if (total > bwd.allocated) {
       bwd.allocated = total;
@@ -243,6 +267,7 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
                    {"activations", alive + recompute},
                    {"loss_buffers", loss_bytes},
                    {"activation_gradients", in_flight},
+                   {"shared_weight_gradient_sum", node_accumulation_[k]},
                    {"quantized_weight_dequant", st.dequant_transient},
                    {"cublas_workspace", st.workspace}};
       bwd.at = node.name;

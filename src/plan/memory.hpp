@@ -78,6 +78,7 @@ class MemoryModel {
   Static static_;
   std::int64_t trainable_ = 0;
   std::vector<std::int64_t> node_grads_, node_copies_, node_params_, node_trainable_, node_optimizer_;
+  std::vector<std::int64_t> node_accumulation_;  ///< per node: a shared weight's gradient sum in backward
   std::int64_t widest_output_ = 0;
 };
 

@@ -70,9 +70,11 @@ struct Setup {
   /// DoRA: a magnitude vector per adapted linear, and the base weight's column norm each step.
   bool dora = false;
   QuantizedLoad qlora_load = QuantizedLoad::WhileLoading;
-  /// Bytes per element of a dropout's saved mask: CUDA's fused dropout keeps a bool mask; the
-  /// CPU path keeps float noise (4), which the CPU-measured ground truth reflects.
+  /// Bytes per element of a dropout's saved mask: CUDA's fused dropout keeps a bool mask (1); 0: the
+  /// CPU path, which keeps noise in the dropped tensor's dtype (data/runtime-cpu.json).
   int dropout_mask_bytes = 1;
+  /// SDPA with attention dropout has no fused kernel (the CPU): its math path keeps the scores.
+  bool sdpa_dropout_runs_math = false;
   /// Leaf module names to adapt ("q_proj", "query", "c_attn"); empty: every linear but the head.
   std::vector<std::string> lora_targets;
 };

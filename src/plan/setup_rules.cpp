@@ -85,9 +85,11 @@ LossMemory loss_memory(const Setup& s, std::int64_t tokens, std::int64_t vocab, 
   chunk_tokens = std::clamp<std::int64_t>(chunk_tokens, 1, std::max<std::int64_t>(tokens, 1));
   const std::int64_t chunk = chunk_tokens * vocab;
   switch (s.loss) {
-    // transformers' ForCausalLMLoss: logits.float(), a shifted contiguous copy, log_softmax saved in
-    // fp32; backward starts with the fp32 gradient and its cast back to the compute dtype.
-    case Loss::CrossEntropy: return {full * c, full * 4, 2 * full * 4, full * (4 + c)};
+    // transformers' ForCausalLMLoss: half logits up-cast to fp32 (a copy that goes once log_softmax has
+    // run; fp32 logits are used as they are), log_softmax saved in fp32; since 4.46 the labels are shifted,
+    // not the logits, so no shifted copy is made (CPU-measured, docs/cpu-memory.md). Backward starts with
+    // the fp32 gradient and its cast back to the compute dtype.
+    case Loss::CrossEntropy: return {full * c, full * 4, c < 4 ? full * 4 : 0, full * (4 + c)};
     // Chunked CE in the compute dtype (litgpt chunked_cross_entropy, torchtune's chunked output loss):
     // each chunk's log-probabilities are kept; one chunk is up-cast at a time; the logits' gradient
     // is assembled at full size.
