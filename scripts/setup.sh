@@ -11,6 +11,8 @@ command -v npm >/dev/null || packages+=(npm)  # NodeSource's nodejs ships npm; D
 
 packages+=(libgit2-dev)  # change tracker (issue 7)
 
+packages+=(clang-14)  # libFuzzer targets, scripts/fuzz.sh (issue 18)
+
 packages+=(python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pybind11 pybind11-dev python3-pytest python3-pandas)  # Python package (issue 10)
 
 missing=()
