@@ -37,7 +37,7 @@ int run_serve_command(int argc, const char* const* argv, std::ostream& out, std:
   app.add_flag("--access-log", o.access_log, "one line per request on stderr");
   app.add_option("--request-tensors", o.budget.max_tensors, "graph nodes and tensors one request may build (default 262144)")
       ->check(CLI::Range(std::int64_t{64}, limits::kMaxTensors));
-  app.add_option("--cache-tensors", o.budget.cache_units, "nodes and tensors of all cached reports (default 2097152)")
+  app.add_option("--cache-tensors", o.budget.cache_units, "nodes and tensors of all cached reports (default 524288)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
   try {
     app.parse(argc, argv);

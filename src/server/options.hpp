@@ -16,7 +16,7 @@ struct RequestBudget {
   std::int64_t max_nodes = std::int64_t{1} << 18;    ///< graph nodes of one request (Kimi K2: ~5,000)
   std::int64_t max_tensors = std::int64_t{1} << 18;  ///< graph tensors of one request (Kimi K2: ~70,000)
   std::chrono::milliseconds time{10000};             ///< building and planning one report
-  std::int64_t cache_units = std::int64_t{1} << 21;  ///< nodes + tensors of every cached report together
+  std::int64_t cache_units = std::int64_t{1} << 19;  ///< nodes + tensors of every cached report (~0.5 KB each)
 };
 
 struct ServerOptions {

@@ -96,7 +96,6 @@ void make_history(const fs::path& dir, int n) {
     stream += "commit refs/heads/main\ncommitter T <t@example.com> " + std::to_string(1704067200 + i) + " +0000\n";
     const std::string message = "step " + std::to_string(i);
     stream += "data " + std::to_string(message.size()) + "\n" + message + "\n";
-    if (i > 0) stream += "from refs/heads/main^0\n";
     stream += "M 644 inline config.json\ndata " + std::to_string(config.size()) + "\n" + config + "\n";
   }
   std::ofstream(dir / "stream") << stream;
