@@ -19,6 +19,7 @@ packages=(cmake ninja-build g++ pkg-config nlohmann-json3-dev libcli11-dev libfm
 if ! $cli_only; then
   packages+=(libgtest-dev libgmock-dev libbenchmark-dev)
   packages+=(chromium nodejs wrk)  # server and browser tests
+  packages+=(clang-14 libclang-rt-14-dev)  # libFuzzer targets, scripts/fuzz.sh
   command -v npm >/dev/null || packages+=(npm)  # NodeSource's nodejs ships npm; Debian's is separate
   packages+=(python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pybind11 pybind11-dev
              python3-pytest python3-pandas)  # Python package

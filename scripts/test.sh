@@ -9,3 +9,6 @@ ctest --test-dir build --output-on-failure -j"$(nproc)"
 
 # Python package (issue 10): pip builds the wheel offline in a fresh venv (reusing build/), then pytest.
 scripts/test_python.sh
+
+# Fuzz smoke (issue 18): every libFuzzer target for 60 s from its seed corpus; a crash or a hang fails.
+scripts/fuzz.sh "${NEURARCH_FUZZ_SECONDS:-60}"

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "server/server.hpp"
 #include "track/store.hpp"
 
@@ -34,12 +35,17 @@ int run_serve_command(int argc, const char* const* argv, std::ostream& out, std:
                  "the change tracker's store to serve histories, advisories and /changes from "
                  "(default: the tracker's own, when it exists)");
   app.add_flag("--access-log", o.access_log, "one line per request on stderr");
+  app.add_option("--request-tensors", o.budget.max_tensors, "graph nodes and tensors one request may build (default 262144)")
+      ->check(CLI::Range(std::int64_t{64}, limits::kMaxTensors));
+  app.add_option("--cache-tensors", o.budget.cache_units, "nodes and tensors of all cached reports (default 524288)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e, out, err);
   }
   o.post_per_minute = per_minute;
+  o.budget.max_nodes = o.budget.max_tensors;
   if (!hub_cache.empty()) o.hub_cache = hub_cache;
   if (o.changes_db.empty() && std::filesystem::exists(track::default_store_path()))
     o.changes_db = track::default_store_path();

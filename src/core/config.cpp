@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/json_depth.hpp"
 #include "core/limits.hpp"
 
 namespace neurarch {
@@ -62,6 +63,8 @@ Config Config::parse(std::string_view text, std::string origin) {
   if (text.size() > limits::kMaxConfigBytes)
     throw Error(ErrorKind::InvalidInput, origin,
                 fmt::format("config is {} bytes, over the {} byte limit", text.size(), limits::kMaxConfigBytes));
+  if (nested_deeper_than(text, limits::kMaxJsonDepth))
+    throw Error(ErrorKind::InvalidInput, origin, fmt::format("nested deeper than {} levels", limits::kMaxJsonDepth));
   nlohmann::json parsed;
   // The rewrite never adds or removes a newline, so line numbers in errors match the user's file.
   const std::string standard = standardize_python_json(text);

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/limits.hpp"
+#include "graph/budget.hpp"
 
 namespace neurarch::graph {
 
@@ -72,8 +73,29 @@ std::string GraphBuilder::nested(std::string name) const {
   return module_prefix_.empty() || name.empty() ? name : module_prefix_ + name;
 }
 
+namespace {
+// The build stops the moment it passes its budget: memory and time stay bounded whatever the config says.
+void check_node_budget(std::size_t nodes) {
+  const auto& budget = current_budget();
+  if (static_cast<std::int64_t>(nodes) >= budget.max_nodes)
+    throw Error(ErrorKind::InvalidInput, "config",
+                fmt::format("the model would have more than {} nodes, the build limit; the config's sizes are absurd",
+                            budget.max_nodes));
+  if (nodes % 1024 == 0) check_deadline("building the graph");
+}
+
+void check_tensor_budget(std::size_t tensors) {
+  const auto& budget = current_budget();
+  if (static_cast<std::int64_t>(tensors) >= budget.max_tensors)
+    throw Error(ErrorKind::InvalidInput, "config",
+                fmt::format("the model would have more than {} tensors, the build limit; the config's sizes are absurd",
+                            budget.max_tensors));
+}
+}  // namespace
+
 Value GraphBuilder::node(NodeType type, std::string name, Shape out, std::initializer_list<Value> inputs,
                          const Scope& module) {
+  check_node_budget(graph_.nodes.size());
   Node n;
   n.index = static_cast<int>(graph_.nodes.size());
   n.name = label_prefix_ + std::move(name);
@@ -101,6 +123,7 @@ void check_shape(const std::string& name, const Shape& shape) {
 }  // namespace
 
 void GraphBuilder::parameter(const Value& owner, std::string name, Shape shape) {
+  check_tensor_budget(graph_.tensors.size());
   name = nested(std::move(name));
   check_shape(name, shape);
   TensorSpec t{std::move(name), std::move(shape), param_dtype_, TensorKind::Parameter, owner.node, {}};
@@ -109,6 +132,7 @@ void GraphBuilder::parameter(const Value& owner, std::string name, Shape shape) 
 }
 
 void GraphBuilder::buffer(const Value& owner, std::string name, Shape shape, DType dtype) {
+  check_tensor_budget(graph_.tensors.size());
   name = nested(std::move(name));
   check_shape(name, shape);
   TensorSpec t{std::move(name), std::move(shape), dtype, TensorKind::Buffer, owner.node, {}};
@@ -129,6 +153,7 @@ void GraphBuilder::freeze_if(const std::function<bool(std::string_view name)>& f
 }
 
 void GraphBuilder::tied(const Value& owner, std::string name, Shape shape, std::string target) {
+  check_tensor_budget(graph_.tensors.size());
   TensorSpec t{nested(std::move(name)), std::move(shape), param_dtype_, TensorKind::Parameter, owner.node,
                nested(std::move(target))};
   at(owner).tensors.push_back(static_cast<int>(graph_.tensors.size()));

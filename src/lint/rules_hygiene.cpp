@@ -56,7 +56,9 @@ std::vector<ResidualStream> residual_streams(const Context& c) {
   }
   std::vector<ResidualStream> streams;
   for (const auto& entry : blocks) {
-    const auto& [starts_with_norm, modules] = entry.second;
+    // Named copies, not a structured binding: clang 14 cannot capture a binding in a lambda.
+    const bool starts_with_norm = entry.second.first;
+    const std::string& modules = entry.second.second;
     auto it = std::find_if(streams.begin(), streams.end(), [&](const ResidualStream& s) { return s.modules == modules; });
     if (it == streams.end()) {
       streams.push_back({modules, 0, starts_with_norm});

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "model/declared_sizes.hpp"
 
 namespace neurarch::model {
 namespace {
@@ -57,6 +58,8 @@ DType declared_dtype(const Config& config, const BuildOptions& options) {
 }  // namespace
 
 BuiltModel build_model(const Config& config, const BuildOptions& options) {
+  // From the config's numbers alone, before anything is built: an absurd config fails here in microseconds.
+  check_declared_sizes(config, options);
   std::string model_type = config.model_type();
   if (model_type.empty()) model_type = families::model_type_for_class(config.first_architecture());
   if (model_type.empty())

@@ -1,10 +1,12 @@
 #include "report/trace.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "checkpoint/safetensors.hpp"
 #include "core/error.hpp"
 #include "lint/lint.hpp"
+#include "model/declared_sizes.hpp"
 
 namespace neurarch::report {
 namespace fs = std::filesystem;
@@ -29,6 +31,9 @@ std::optional<checkpoint::Checkpoint> load_checkpoint(const resolve::ResolvedMod
 
 Report trace(const resolve::ResolvedModel& model, const TraceOptions& options) {
   Config config = Config::parse(model.config_text, model.config_origin);
+  // The plan's batch multiplies the activations: refuse an absurd step before building anything.
+  if (options.plan)
+    model::check_declared_sizes(config, options.build, std::max(options.plan->full.batch, options.plan->lora.batch));
   auto built = model::build_model(config, options.build);
 
   Report r;

@@ -3,11 +3,21 @@
 // so tests can tighten them and an operator can see them in one place.
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 
 namespace neurarch::server {
+
+/// What one request may cost. A request past it is refused with 422 before or while it is built; the
+/// cache holds reports up to a total size, so memory stays bounded whatever clients send.
+struct RequestBudget {
+  std::int64_t max_nodes = std::int64_t{1} << 18;    ///< graph nodes of one request (Kimi K2: ~5,000)
+  std::int64_t max_tensors = std::int64_t{1} << 18;  ///< graph tensors of one request (Kimi K2: ~70,000)
+  std::chrono::milliseconds time{10000};             ///< building and planning one report
+  std::int64_t cache_units = std::int64_t{1} << 19;  ///< nodes + tensors of every cached report (~0.5 KB each)
+};
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
@@ -32,6 +42,7 @@ struct ServerOptions {
   std::size_t rate_limit_clients = 10000;  ///< tracked addresses; the stalest are forgotten beyond it
 
   std::size_t cache_entries = 512;  ///< reports kept by (config hash, options)
+  RequestBudget budget;
   bool access_log = false;          ///< one line per request on stderr
 };
 

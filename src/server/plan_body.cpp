@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "core/json_depth.hpp"
+#include "core/limits.hpp"
+
 namespace neurarch::server {
 namespace {
 constexpr std::size_t kMaxLabel = 200;
@@ -17,6 +20,8 @@ PlanBody parse_plan_body(const httplib::Request& req) {
   const std::string type = req.get_header_value("Content-Type");
   if (type.rfind("application/json", 0) != 0)
     throw ServiceError{415, "unsupported_media_type", "send the body as application/json"};
+  if (nested_deeper_than(req.body, limits::kMaxJsonDepth))
+    throw ServiceError{400, "invalid_json", fmt::format("the body nests deeper than {} levels", limits::kMaxJsonDepth)};
   nlohmann::json body;
   try {
     body = nlohmann::json::parse(req.body);

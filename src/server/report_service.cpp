@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "core/config.hpp"
 #include "core/error.hpp"
 #include "core/sha256.hpp"
+#include "graph/budget.hpp"
 #include "hub/hub.hpp"
+#include "model/declared_sizes.hpp"
 #include "plan/plan.hpp"
 #include "render/render.hpp"
 #include "report/trace.hpp"
@@ -55,8 +58,17 @@ ServiceError service_error(const std::exception& ex) {
   return {500, "internal", "internal error"};
 }
 
-ReportService::ReportService(std::optional<fs::path> hub_cache, std::size_t cache_entries)
-    : hub_cache_(hub_cache.value_or(resolve::default_hub_cache())), capacity_(std::max<std::size_t>(1, cache_entries)) {}
+ReportService::ReportService(std::optional<fs::path> hub_cache, std::size_t cache_entries, RequestBudget budget)
+    : hub_cache_(hub_cache.value_or(resolve::default_hub_cache())),
+      capacity_(std::max<std::size_t>(1, cache_entries)),
+      budget_(budget) {}
+
+namespace {
+// What a cached report weighs: its renderings grow with its nodes and tensors.
+std::int64_t units_of(const CachedReport& r) {
+  return static_cast<std::int64_t>(r.report().graph.nodes.size() + r.report().graph.tensors.size());
+}
+}  // namespace
 
 std::shared_ptr<const CachedReport> ReportService::for_model(const std::string& id, const RequestOptions& options) {
   validate_model_id(id);
@@ -106,7 +118,10 @@ std::shared_ptr<const CachedReport> ReportService::get_or_trace(const Source& sr
   if (auto it = index_.find(key); it != index_.end()) return it->second->second;
   lru_.emplace_front(key, fresh);
   index_[key] = lru_.begin();
-  while (lru_.size() > capacity_) {
+  cached_units_ += units_of(*fresh);
+  // Bounded by count and by size; the newest report always stays (its requester is about to read it).
+  while (lru_.size() > 1 && (lru_.size() > capacity_ || cached_units_ > budget_.cache_units)) {
+    cached_units_ -= units_of(*lru_.back().second);
     index_.erase(lru_.back().first);
     lru_.pop_back();
   }
@@ -123,10 +138,17 @@ report::Report ReportService::trace(const Source& src, const RequestOptions& opt
   m.model_dir = src.model_dir;
   report::TraceOptions to;
   to.build = options.build;
+  // One request's budget: the declared sizes at the requested batch are checked before anything is
+  // built, then the builder stops at the budget's nodes, tensors or deadline.
+  const graph::BudgetScope budget({budget_.max_nodes, budget_.max_tensors, std::chrono::steady_clock::now() + budget_.time});
   try {
+    model::check_declared_sizes(Config::parse(m.config_text, m.config_origin), options.build,
+                                std::max(options.plan.full.batch, options.plan.lora.batch));
     auto r = report::trace(m, to);
+    graph::check_deadline("tracing the model");
     // A model that does not forward-pass still gets its page; there is just nothing to plan.
     if (r.graph.forward.ok) r.plan = plan::make_plan(r.graph, options.plan);
+    graph::check_deadline("planning");
     if (src.model_dir)
       if (auto info = hub::cached_model_info(*src.model_dir))
         r.hub = report::HubFacts{info->sha, info->last_modified, info->gated, info->downloads, info->likes,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "report/report.hpp"
+#include "server/options.hpp"
 #include "server/request_options.hpp"
 
 namespace neurarch::server {
@@ -45,9 +46,9 @@ struct ServiceError {
 
 class ReportService {
  public:
-  ReportService(std::optional<std::filesystem::path> hub_cache, std::size_t cache_entries);
+  ReportService(std::optional<std::filesystem::path> hub_cache, std::size_t cache_entries, RequestBudget budget = {});
 
-  /// Throws ServiceError (400 bad id, 404 unknown, 422 unsupported or broken config).
+  /// Throws ServiceError (400 bad id, 404 unknown, 422 unsupported or broken config, or past the budget).
   std::shared_ptr<const CachedReport> for_model(const std::string& id, const RequestOptions& options);
   /// A pasted config.json (its text); `label` names it in the report ("pasted config").
   std::shared_ptr<const CachedReport> for_config(const std::string& config_text, const RequestOptions& options,
@@ -68,6 +69,8 @@ class ReportService {
 
   std::filesystem::path hub_cache_;
   std::size_t capacity_;
+  RequestBudget budget_;
+  std::int64_t cached_units_ = 0;  ///< nodes + tensors of the reports in lru_
   mutable std::mutex mutex_;
   // Least recently used at the back.
   std::list<std::pair<std::string, std::shared_ptr<const CachedReport>>> lru_;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "core/embedded_assets.hpp"
+#include "core/json_depth.hpp"
+#include "core/limits.hpp"
 #include "plan/hardware.hpp"
 #include "render/plan_render.hpp"
 #include "server/http_util.hpp"
@@ -137,6 +139,8 @@ void register_page_routes(httplib::Server& http, ServerContext& ctx) {
         options.emplace(key, value);
     }
     try {
+      if (nested_deeper_than(config, limits::kMaxJsonDepth))
+        throw ServiceError{400, "invalid_json", fmt::format("the pasted config nests deeper than {} levels", limits::kMaxJsonDepth)};
       nlohmann::json parsed;
       try {
         parsed = nlohmann::json::parse(config);

@@ -22,7 +22,7 @@ bool wants_json(const httplib::Request& req) {
 }  // namespace
 
 Server::Server(ServerOptions options, ChangeHistoryProvider changes) : options_(std::move(options)) {
-  reports_ = std::make_unique<ReportService>(options_.hub_cache, options_.cache_entries);
+  reports_ = std::make_unique<ReportService>(options_.hub_cache, options_.cache_entries, options_.budget);
   try {
     shares_ = std::make_unique<ShareStore>(options_.db_path);
   } catch (const std::exception& e) {

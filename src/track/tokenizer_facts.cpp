@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/json_depth.hpp"
+#include "core/limits.hpp"
 #include "track/digest.hpp"
 
 namespace neurarch::track {
@@ -21,6 +23,10 @@ std::optional<json> parse_json(const std::map<std::string, std::string>& texts, 
                                std::vector<std::string>& errors) {
   const auto it = texts.find(name);
   if (it == texts.end()) return std::nullopt;
+  if (nested_deeper_than(it->second, limits::kMaxJsonDepth)) {
+    errors.push_back(fmt::format("{}: nested deeper than {} levels", name, limits::kMaxJsonDepth));
+    return std::nullopt;
+  }
   try {
     json j = json::parse(it->second);
     if (!j.is_object()) {
