@@ -217,14 +217,16 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
                                  d.hidden));
     x = joined;
   }
+  // A decoder nested in a composite (EncoderDecoderModel) reads the composite's encoder states.
+  const std::optional<Value> memory = feed.encoder_states ? feed.encoder_states : in.encoder_states;
   for (std::int64_t i = 0; i < layers; ++i) {
     b.set_block(static_cast<int>(i));
     Scope l = t.root / "encoder" / "layer" / i;
     LayerBuilder layer(in, b, layout, d, i);
     x = layer.attention_sublayer(x, l / "attention", fmt::format("Attention_{}", i), d.relative);
-    if (cross && feed.encoder_states) {
-      x = layer.attention_sublayer(x, l / "crossattention", fmt::format("Cross_Attention_{}", i), false,
-                                   feed.encoder_states);
+    if (cross && memory) {
+      x = layer.attention_sublayer(x, l / "crossattention", fmt::format("Cross_Attention_{}", i),
+                                   d.relative && layout.cross_attention_follows_config, memory);
     } else if (cross && layout.cross_attention_when_decoder) {
       layer.stored_cross_attention(x, l / "crossattention");
     } else if (cross) {

@@ -298,6 +298,11 @@ const Family& yolos_family();
 const Family& vitpose_backbone_family();
 const Family& beit_family();
 const Family& data2vec_vision_family();
+// composites and the types still missing (declarations)
+const Family& encoder_decoder_family();
+const Family& vision_encoder_decoder_family();
+const Family& speech_encoder_decoder_family();
+//   (end of covb declarations)
 
 namespace {
 
@@ -600,6 +605,11 @@ const RegistryRow kRegistry[] = {
     {"vitpose_backbone",       vitpose_backbone_family},
     {"beit",                   beit_family},
     {"data2vec-vision",        data2vec_vision_family},
+    // composites and the types still missing (rows)
+    {"encoder-decoder",        encoder_decoder_family},
+    {"vision-encoder-decoder", vision_encoder_decoder_family},
+    {"speech-encoder-decoder", speech_encoder_decoder_family},
+    //   (end of covb rows)
 };
 // clang-format on
 
