@@ -9,6 +9,7 @@
 #include "blocks/moe.hpp"
 #include "blocks/seq2seq.hpp"
 #include "families/config_lists.hpp"
+#include "families/decoder_feed.hpp"
 #include "families/moe_common.hpp"
 #include "families/sliding_window.hpp"
 
@@ -490,8 +491,12 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     // *DecoderWrapper: model.decoder owns its own token table.
     const Scope stack = Scope("model") / "decoder";
     const std::string table = (stack / "embed_tokens")("weight");
-    auto ids = b.input({in.sequence_length(d.decoder_positions)}, "tokens");
-    auto x = stacks.decoder(ids, in.encoder_states, stack, table, true, d.decoder_vocab, 0);
+    // Nested in a composite (VisionEncoderDecoderModel), the decoder reads the composite's encoder states.
+    const DecoderFeed* composite = decoder_feed(b);
+    std::optional<Value> memory;
+    if (composite) memory = composite->encoder_states;
+    auto ids = b.input({in.sequence_length(d.decoder_positions)}, "tokens", composite ? composite->input_name : "");
+    auto x = stacks.decoder(ids, memory, stack, table, true, d.decoder_vocab, 0);
     LmHeadSpec head{.module = Scope(std::string(layout.lm_head)), .hidden = d.d_model, .vocab = d.vocab};
     if (tie) head.tied_weight = table;
     return lm_head(b, x, "LM_Head", head);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "blocks/seq2seq.hpp"
+#include "families/decoder_feed.hpp"
 
 namespace neurarch::families::bert {
 namespace {
@@ -174,7 +175,8 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
 
   t.root = in.head == Head::Base && !layout.always_prefixed ? Scope() : Scope(std::string(layout.prefix));
   Scope emb = t.root / "embeddings";
-  auto x = b.input({t.seq}, "tokens", feed.input_name);
+  const DecoderFeed* composite = decoder_feed(b);
+  auto x = b.input({t.seq}, "tokens", feed.input_name.empty() && composite ? composite->input_name : feed.input_name);
   x = token_embedding(b, x, "Token_Embedding", emb / "word_embeddings", t.vocab, t.embedding);
   if (pad >= t.vocab) b.fail(x, fmt::format("pad_token_id {} is not a row of the {}-token vocabulary", pad, t.vocab));
   t.word_embeddings = (emb / "word_embeddings")("weight");
@@ -218,7 +220,8 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
     x = joined;
   }
   // A decoder nested in a composite (EncoderDecoderModel) reads the composite's encoder states.
-  const std::optional<Value> memory = feed.encoder_states ? feed.encoder_states : in.encoder_states;
+  std::optional<Value> memory = feed.encoder_states;
+  if (!memory && composite) memory = composite->encoder_states;
   for (std::int64_t i = 0; i < layers; ++i) {
     b.set_block(static_cast<int>(i));
     Scope l = t.root / "encoder" / "layer" / i;

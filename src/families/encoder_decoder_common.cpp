@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "families/clip_common.hpp"
+#include "families/decoder_feed.hpp"
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families::encoder_decoder {
@@ -96,11 +97,10 @@ Value build(const BuildInput& in, GraphBuilder& b, const Composite& composite) {
   const int before = static_cast<int>(b.graph().nodes.size());
   Value logits;
   {
-    graph::Nested nest(b, {.module = "decoder", .label = "Decoder_", .first_block = first_decoder_block,
-                           .input_prefix = "decoder_"});
-    BuildInput sub{decoder_config, std::string(decoder_class->name), Head::CausalLM, in.requested_target_seq,
-                   in.requested_image_size};
-    sub.encoder_states = states;
+    graph::Nested nest(b, {.module = "decoder", .label = "Decoder_", .first_block = first_decoder_block});
+    FeedDecoder feed(b, {.encoder_states = states});
+    const BuildInput sub{decoder_config, std::string(decoder_class->name), Head::CausalLM, in.requested_target_seq,
+                         in.requested_image_size};
     logits = decoder_family->build(sub, b);
   }
   // forward() always hands the decoder the encoder states; one without cross-attention layers refuses them.

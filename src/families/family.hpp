@@ -36,10 +36,6 @@ struct BuildInput {
   std::optional<std::int64_t> requested_seq;
   std::optional<std::int64_t> requested_image_size;
   std::optional<std::int64_t> requested_target_seq;  ///< --target-seq: decoder tokens of encoder-decoders
-  /// What cross-attention reads when a composite nests this family as its decoder (EncoderDecoderModel):
-  /// the encoder's last hidden state, [length, width]. Absent when the family is built alone, where its
-  /// cross-attention (if any) has nothing of its own to attend to.
-  std::optional<graph::Value> encoder_states;
 
   /// --seq, else min(max_positions, kDefaultSequenceCap).
   std::int64_t sequence_length(std::int64_t max_positions) const;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "families/decoder_feed.hpp"
 #include "families/family.hpp"
 
 namespace neurarch::families {
@@ -52,7 +53,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const double attn_dropout = c.number({"attn_pdrop"}, 0.1);
 
   const Scope root = in.head == Head::Base ? Scope() : Scope("transformer");
-  auto x = b.input({in.sequence_length(positions)}, "tokens");
+  const DecoderFeed* composite = decoder_feed(b);
+  std::optional<Value> memory;
+  if (composite) memory = composite->encoder_states;
+  auto x = b.input({in.sequence_length(positions)}, "tokens", composite ? composite->input_name : "");
   x = token_embedding(b, x, "Token_Embedding", root / "wte", vocab, hidden);
   x = learned_positions(b, x, "Position_Embedding", root / "wpe", positions, hidden);
   b.at(x).dropout = embd_dropout;
@@ -71,7 +75,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     auto residual = add(b, h, x, n.add(1));
     if (cross) {
       h = norm(b, residual, n.norm(++k, NormKind::LayerNorm), {l / "ln_cross_attn"});
-      h = cross_attention(b, h, in.encoder_states, i, l / "crossattention", hidden, heads);
+      h = cross_attention(b, h, memory, i, l / "crossattention", hidden, heads);
       residual = add(b, h, residual, n.add(2));
     }
     h = norm(b, residual, n.norm(++k, NormKind::LayerNorm), {l / "ln_2"});

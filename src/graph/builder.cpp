@@ -27,7 +27,6 @@ Value GraphBuilder::input(Shape shape, std::string kind, std::string name) {
            : kind == "audio"          ? "input_values"
            : kind == "audio_features" ? "input_features"
                                       : kind;
-  name = input_prefix_ + name;
   const bool first = graph_.inputs.empty();
   if (first) {
     graph_.input_shape = shape;
@@ -56,7 +55,6 @@ void GraphBuilder::open_nest(const Nest& nest) {
   nests_.push_back(nest);
   if (!nest.module.empty()) module_prefix_ += nest.module + ".";
   label_prefix_ += nest.label;
-  input_prefix_ += nest.input_prefix;
   block_offset_ += nest.first_block;
 }
 
@@ -66,7 +64,6 @@ void GraphBuilder::close_nest() {
   nests_.pop_back();
   if (!nest.module.empty()) module_prefix_.resize(module_prefix_.size() - nest.module.size() - 1);
   label_prefix_.resize(label_prefix_.size() - nest.label.size());
-  input_prefix_.resize(input_prefix_.size() - nest.input_prefix.size());
   block_offset_ -= nest.first_block;
   block_ = -1;
 }

@@ -43,9 +43,6 @@ struct Nest {
   std::string module;  ///< e.g. "language_model"; "" keeps names as they are
   std::string label;   ///< e.g. "LM_"
   int first_block = 0;
-  /// Put in front of forward()'s argument names of the inputs declared inside (a decoder's input_ids are
-  /// EncoderDecoderModel's decoder_input_ids).
-  std::string input_prefix;
 };
 
 class GraphBuilder {
@@ -101,7 +98,7 @@ class GraphBuilder {
   int block_ = -1;
   int next_block_ = 0;
   std::vector<Nest> nests_;
-  std::string module_prefix_, label_prefix_, input_prefix_;
+  std::string module_prefix_, label_prefix_;
   int block_offset_ = 0;
 };
 
