@@ -302,6 +302,7 @@ const Family& data2vec_vision_family();
 const Family& encoder_decoder_family();
 const Family& vision_encoder_decoder_family();
 const Family& speech_encoder_decoder_family();
+const Family& llama4_family();
 //   (end of covb declarations)
 
 namespace {
@@ -609,6 +610,7 @@ const RegistryRow kRegistry[] = {
     {"encoder-decoder",        encoder_decoder_family},
     {"vision-encoder-decoder", vision_encoder_decoder_family},
     {"speech-encoder-decoder", speech_encoder_decoder_family},
+    {"llama4",                 llama4_family},
     //   (end of covb rows)
 };
 // clang-format on
