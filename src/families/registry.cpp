@@ -303,6 +303,8 @@ const Family& encoder_decoder_family();
 const Family& vision_encoder_decoder_family();
 const Family& speech_encoder_decoder_family();
 const Family& llama4_family();
+const Family& donut_swin_family();
+const Family& xlnet_family();
 //   (end of covb declarations)
 
 namespace {
@@ -611,6 +613,8 @@ const RegistryRow kRegistry[] = {
     {"vision-encoder-decoder", vision_encoder_decoder_family},
     {"speech-encoder-decoder", speech_encoder_decoder_family},
     {"llama4",                 llama4_family},
+    {"donut-swin",             donut_swin_family},
+    {"xlnet",                  xlnet_family},
     //   (end of covb rows)
 };
 // clang-format on

@@ -13,11 +13,11 @@
 #include "families/swin_common.hpp"
 
 namespace neurarch::families {
-namespace {
+namespace swin {
 
 using namespace blocks;
 
-Value build(const BuildInput& in, GraphBuilder& b) {
+Value model(const BuildInput& in, GraphBuilder& b, const ModelSpec& spec) {
   const Config& c = in.config;
   const std::int64_t channels = c.dim({"num_channels"}, 3);
   const std::int64_t patch = c.dim({"patch_size"}, 4);
@@ -80,12 +80,16 @@ Value build(const BuildInput& in, GraphBuilder& b) {
       dim *= 2;
     }
   }
-  x = norm(b, x, "Final_LayerNorm", {root / "layernorm"});
+  if (spec.final_norm) x = norm(b, x, "Final_LayerNorm", {root / "layernorm"});
   if (in.head == Head::Base) return x;
   // The pooler averages the tokens (no parameters); the classifier reads that mean.
   return classifier(b, Value{x.node, {dim}}, "Classifier", Scope("classifier"), dim, in.num_labels(), true);
 }
 
+}  // namespace swin
+
+namespace {
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return swin::model(in, b); }
 }  // namespace
 
 const Family& swin_family() {
