@@ -305,6 +305,7 @@ const Family& speech_encoder_decoder_family();
 const Family& llama4_family();
 const Family& donut_swin_family();
 const Family& xlnet_family();
+const Family& sam_vision_model_family();
 //   (end of covb declarations)
 
 namespace {
@@ -615,6 +616,7 @@ const RegistryRow kRegistry[] = {
     {"llama4",                 llama4_family},
     {"donut-swin",             donut_swin_family},
     {"xlnet",                  xlnet_family},
+    {"sam_vision_model",       sam_vision_model_family},
     //   (end of covb rows)
 };
 // clang-format on
