@@ -306,6 +306,7 @@ const Family& llama4_family();
 const Family& donut_swin_family();
 const Family& xlnet_family();
 const Family& sam_vision_model_family();
+const Family& sam_hq_vision_model_family();
 //   (end of covb declarations)
 
 namespace {
@@ -617,6 +618,7 @@ const RegistryRow kRegistry[] = {
     {"donut-swin",             donut_swin_family},
     {"xlnet",                  xlnet_family},
     {"sam_vision_model",       sam_vision_model_family},
+    {"sam_hq_vision_model",    sam_hq_vision_model_family},
     //   (end of covb rows)
 };
 // clang-format on
