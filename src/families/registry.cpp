@@ -307,6 +307,7 @@ const Family& donut_swin_family();
 const Family& xlnet_family();
 const Family& sam_vision_model_family();
 const Family& sam_hq_vision_model_family();
+const Family& sam_family();
 //   (end of covb declarations)
 
 namespace {
@@ -619,6 +620,7 @@ const RegistryRow kRegistry[] = {
     {"xlnet",                  xlnet_family},
     {"sam_vision_model",       sam_vision_model_family},
     {"sam_hq_vision_model",    sam_hq_vision_model_family},
+    {"sam",                    sam_family},
     //   (end of covb rows)
 };
 // clang-format on
