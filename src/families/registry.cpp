@@ -308,6 +308,7 @@ const Family& xlnet_family();
 const Family& sam_vision_model_family();
 const Family& sam_hq_vision_model_family();
 const Family& sam_family();
+const Family& vision_text_dual_encoder_family();
 //   (end of covb declarations)
 
 namespace {
@@ -621,6 +622,9 @@ const RegistryRow kRegistry[] = {
     {"sam_vision_model",       sam_vision_model_family},
     {"sam_hq_vision_model",    sam_hq_vision_model_family},
     {"sam",                    sam_family},
+    {"vision-text-dual-encoder", vision_text_dual_encoder_family},
+    // Nougat's checkpoints are VisionEncoderDecoderModels (Donut's Swin + mBART); the type names its processor.
+    {"nougat",                 vision_encoder_decoder_family},
     //   (end of covb rows)
 };
 // clang-format on
