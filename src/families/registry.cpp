@@ -309,6 +309,8 @@ const Family& sam_vision_model_family();
 const Family& sam_hq_vision_model_family();
 const Family& sam_family();
 const Family& vision_text_dual_encoder_family();
+const Family& timm_wrapper_family();
+const Family& timm_backbone_family();
 //   (end of covb declarations)
 
 namespace {
@@ -623,6 +625,8 @@ const RegistryRow kRegistry[] = {
     {"sam_hq_vision_model",    sam_hq_vision_model_family},
     {"sam",                    sam_family},
     {"vision-text-dual-encoder", vision_text_dual_encoder_family},
+    {"timm_wrapper",           timm_wrapper_family},
+    {"timm_backbone",          timm_backbone_family},
     // Nougat's checkpoints are VisionEncoderDecoderModels (Donut's Swin + mBART); the type names its processor.
     {"nougat",                 vision_encoder_decoder_family},
     //   (end of covb rows)
