@@ -311,6 +311,7 @@ const Family& sam_family();
 const Family& vision_text_dual_encoder_family();
 const Family& timm_wrapper_family();
 const Family& timm_backbone_family();
+const Family& canine_family();
 //   (end of covb declarations)
 
 namespace {
@@ -627,6 +628,7 @@ const RegistryRow kRegistry[] = {
     {"vision-text-dual-encoder", vision_text_dual_encoder_family},
     {"timm_wrapper",           timm_wrapper_family},
     {"timm_backbone",          timm_backbone_family},
+    {"canine",                 canine_family},
     // Nougat's checkpoints are VisionEncoderDecoderModels (Donut's Swin + mBART); the type names its processor.
     {"nougat",                 vision_encoder_decoder_family},
     //   (end of covb rows)
