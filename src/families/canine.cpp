@@ -1,6 +1,6 @@
 // CANINE (models/canine/modeling_canine.py + configuration_canine.py, transformers 4.47.1): characters in, no
 // vocabulary. char_embeddings: num_hash_functions hashed code-point tables [num_hash_buckets, hidden /
-// num_hash_functions] concatenated, learned char positions, token types, LayerNorm. initial_char_encoder: one BERT
+// num_hash_functions] concatenated, learned char positions (num_hash_buckets rows), token types, LayerNorm. initial_char_encoder: one BERT
 // layer attending within local_transformer_stride-wide chunks; chars_to_molecules: a Conv1d of kernel = stride =
 // downsampling_rate (the last molecule dropped, the first character prepended as CLS) and a LayerNorm; encoder:
 // num_hidden_layers BERT layers over the seq / downsampling_rate molecules, whose first token the pooler reads;
@@ -70,7 +70,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t stride = c.dim({"local_transformer_stride"}, 128);
 
   const Scope root = in.head == Head::Base ? Scope() : Scope("canine");
-  const std::int64_t seq = in.sequence_length(positions);
+  const std::int64_t seq = in.sequence_length(std::min(positions, buckets));
   auto ids = b.input({seq}, "tokens");
   const Scope emb = root / "char_embeddings";
   auto x = b.node(NodeType::Embedding, "Hash_Embedding", {seq, d.hidden}, {ids}, emb);
@@ -78,7 +78,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     b.parameter(x, emb(fmt::format("HashBucketCodepointEmbedder_{}.weight", i)), {buckets, d.hidden / hashes});
   if (d.hidden % hashes != 0)
     b.fail(x, fmt::format("hidden_size {} is not divisible by num_hash_functions {}", d.hidden, hashes));
-  x = learned_positions(b, x, "Position_Embedding", emb / "char_position_embeddings", positions, d.hidden);
+  // The position table has num_hash_buckets rows (the reference sizes it so), not max_position_embeddings.
+  x = learned_positions(b, x, "Position_Embedding", emb / "char_position_embeddings", buckets, d.hidden);
   x = added_embedding(b, x, "Token_Type_Embedding", emb / "token_type_embeddings", type_vocab, d.hidden);
   x = norm(b, x, "Embedding_LayerNorm", {emb / "LayerNorm"});
   b.at(x).dropout = d.hidden_dropout;

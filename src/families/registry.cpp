@@ -312,6 +312,7 @@ const Family& vision_text_dual_encoder_family();
 const Family& timm_wrapper_family();
 const Family& timm_backbone_family();
 const Family& canine_family();
+const Family& patchtst_family();
 //   (end of covb declarations)
 
 namespace {
@@ -629,6 +630,7 @@ const RegistryRow kRegistry[] = {
     {"timm_wrapper",           timm_wrapper_family},
     {"timm_backbone",          timm_backbone_family},
     {"canine",                 canine_family},
+    {"patchtst",               patchtst_family},
     // Nougat's checkpoints are VisionEncoderDecoderModels (Donut's Swin + mBART); the type names its processor.
     {"nougat",                 vision_encoder_decoder_family},
     //   (end of covb rows)
