@@ -313,6 +313,7 @@ const Family& timm_wrapper_family();
 const Family& timm_backbone_family();
 const Family& canine_family();
 const Family& patchtst_family();
+const Family& patchtsmixer_family();
 //   (end of covb declarations)
 
 namespace {
@@ -631,6 +632,7 @@ const RegistryRow kRegistry[] = {
     {"timm_backbone",          timm_backbone_family},
     {"canine",                 canine_family},
     {"patchtst",               patchtst_family},
+    {"patchtsmixer",           patchtsmixer_family},
     // Nougat's checkpoints are VisionEncoderDecoderModels (Donut's Swin + mBART); the type names its processor.
     {"nougat",                 vision_encoder_decoder_family},
     //   (end of covb rows)
