@@ -314,6 +314,7 @@ const Family& timm_backbone_family();
 const Family& canine_family();
 const Family& patchtst_family();
 const Family& patchtsmixer_family();
+const Family& time_series_transformer_family();
 //   (end of covb declarations)
 
 namespace {
@@ -633,6 +634,7 @@ const RegistryRow kRegistry[] = {
     {"canine",                 canine_family},
     {"patchtst",               patchtst_family},
     {"patchtsmixer",           patchtsmixer_family},
+    {"time_series_transformer", time_series_transformer_family},
     // Nougat's checkpoints are VisionEncoderDecoderModels (Donut's Swin + mBART); the type names its processor.
     {"nougat",                 vision_encoder_decoder_family},
     //   (end of covb rows)
