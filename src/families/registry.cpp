@@ -315,6 +315,7 @@ const Family& canine_family();
 const Family& patchtst_family();
 const Family& patchtsmixer_family();
 const Family& time_series_transformer_family();
+const Family& informer_family();
 //   (end of covb declarations)
 
 namespace {
@@ -635,6 +636,7 @@ const RegistryRow kRegistry[] = {
     {"patchtst",               patchtst_family},
     {"patchtsmixer",           patchtsmixer_family},
     {"time_series_transformer", time_series_transformer_family},
+    {"informer",               informer_family},
     // Nougat's checkpoints are VisionEncoderDecoderModels (Donut's Swin + mBART); the type names its processor.
     {"nougat",                 vision_encoder_decoder_family},
     //   (end of covb rows)

@@ -16,12 +16,14 @@
 
 #include "blocks/seq2seq.hpp"
 #include "core/error.hpp"
-#include "families/family.hpp"
+#include "families/time_series_common.hpp"
 
 namespace neurarch::families {
-namespace {
+namespace time_series {
 
 using namespace blocks;
+
+namespace {
 using graph::NodeType;
 
 std::vector<std::int64_t> int_list(const Config& c, std::string_view key, std::vector<std::int64_t> fallback) {
@@ -55,7 +57,30 @@ Value embed(GraphBuilder& b, const Value& x, const std::string& prefix, const Sc
   return out;
 }
 
-Value build(const BuildInput& in, GraphBuilder& b) {
+// Informer's distilling layer: a circular-padded Conv1d(d, d, 3), BatchNorm1d, ELU and a stride-2 max pool, which
+// halves the steps the next encoder layer sees.
+Value distil(GraphBuilder& b, const Value& x, const Scope& module, std::int64_t i) {
+  const std::int64_t steps = x.shape[0], d = x.shape[1];
+  auto conv = b.node(NodeType::Conv1d, fmt::format("Distil_Conv_{}", i), x.shape, {x}, module / "downConv");
+  b.at(conv).conv = graph::ConvAttrs{d, d, 3, 1, 1, 1, steps, steps};
+  b.parameter(conv, (module / "downConv")("weight"), {d, d, 3});
+  b.parameter(conv, (module / "downConv")("bias"), {d});
+  const Scope bn = module / "norm";
+  auto normed = b.node(NodeType::BatchNorm, fmt::format("Distil_BatchNorm_{}", i), x.shape, {conv}, bn);
+  b.at(normed).activation = "elu";
+  b.parameter(normed, bn("weight"), {d});
+  b.parameter(normed, bn("bias"), {d});
+  b.buffer(normed, bn("running_mean"), {d}, b.param_dtype());
+  b.buffer(normed, bn("running_var"), {d}, b.param_dtype());
+  b.buffer(normed, bn("num_batches_tracked"), {}, DType::I64);
+  auto pooled = b.node(NodeType::Pool, fmt::format("Distil_MaxPool_{}", i), {(steps - 1) / 2 + 1, d}, {normed});
+  b.at(pooled).spatial = graph::SpatialAttrs{3, 1, 2, 1, 1, true};
+  return pooled;
+}
+
+}  // namespace
+
+Value model(const BuildInput& in, GraphBuilder& b, const Variant& variant) {
   const Config& c = in.config;
   const std::int64_t prediction = c.dim({"prediction_length"});
   const std::int64_t context = c.has("context_length") ? c.dim({"context_length"}) : prediction;
@@ -84,7 +109,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Stack enc{c.dim({"encoder_layers"}, 2), c.dim({"encoder_attention_heads"}, 2), c.dim({"encoder_ffn_dim"}, 32)};
   const Stack dec{c.dim({"decoder_layers"}, 2), c.dim({"decoder_attention_heads"}, 2), c.dim({"decoder_ffn_dim"}, 32)};
   const std::string activation = c.text({"activation_function"}, "gelu");
-  const double dropout = c.number({"dropout"}, 0.1);
+  const double dropout = c.number({"dropout"}, variant.dropout);
   const double attention_dropout = c.number({"attention_dropout"}, 0.1);
   const double activation_dropout = c.number({"activation_dropout"}, 0.1);
   const std::int64_t features = input_size * static_cast<std::int64_t>(lags.size()) +
@@ -123,6 +148,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     auto f = layer_ffn(h, l, "Encoder_" + n.ffn(), enc.ffn);
     h = norm(b, add(b, f, h, "Encoder_" + n.add(2)), "Encoder_" + n.norm(2, NormKind::LayerNorm),
              {l / "final_layer_norm"});
+    if (variant.distil && c.flag({"distil"}, true) && i + 1 < enc.layers) h = distil(b, h, encoder / "conv_layers" / i, i);
   }
   const Value memory = h;
 
@@ -147,6 +173,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   return y;
 }
 
+}  // namespace time_series
+
+namespace {
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return time_series::model(in, b, {}); }
 }  // namespace
 
 const Family& time_series_transformer_family() {
