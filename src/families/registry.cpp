@@ -316,6 +316,7 @@ const Family& patchtst_family();
 const Family& patchtsmixer_family();
 const Family& time_series_transformer_family();
 const Family& informer_family();
+const Family& autoformer_family();
 //   (end of covb declarations)
 
 namespace {
@@ -637,6 +638,7 @@ const RegistryRow kRegistry[] = {
     {"patchtsmixer",           patchtsmixer_family},
     {"time_series_transformer", time_series_transformer_family},
     {"informer",               informer_family},
+    {"autoformer",             autoformer_family},
     // Nougat's checkpoints are VisionEncoderDecoderModels (Donut's Swin + mBART); the type names its processor.
     {"nougat",                 vision_encoder_decoder_family},
     //   (end of covb rows)

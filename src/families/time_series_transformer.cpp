@@ -117,6 +117,10 @@ Value model(const BuildInput& in, GraphBuilder& b, const Variant& variant) {
                                 time_features + static_real + 2 * input_size;
   const std::int64_t max_lag = lags.empty() ? 0 : *std::max_element(lags.begin(), lags.end());
   const std::int64_t positions = context + prediction;
+  // Autoformer wraps each layer's last LayerNorm (AutoformerLayernorm: the norm, minus its mean over time).
+  auto final_norm = [&](const Scope& l) {
+    return variant.autoformer ? l / "final_layer_norm" / "layernorm" : l / "final_layer_norm";
+  };
 
   auto past = b.input({context + max_lag, input_size}, "time_series", "past_values");
   auto x = b.node(NodeType::Linear, "Lagged_Features", {context, features}, {past});
@@ -147,13 +151,15 @@ Value model(const BuildInput& in, GraphBuilder& b, const Variant& variant) {
              {l / "self_attn_layer_norm"});
     auto f = layer_ffn(h, l, "Encoder_" + n.ffn(), enc.ffn);
     h = norm(b, add(b, f, h, "Encoder_" + n.add(2)), "Encoder_" + n.norm(2, NormKind::LayerNorm),
-             {l / "final_layer_norm"});
+             {final_norm(l)});
     if (variant.distil && c.flag({"distil"}, true) && i + 1 < enc.layers) h = distil(b, h, encoder / "conv_layers" / i, i);
   }
   const Value memory = h;
 
   const Scope decoder("decoder");
-  auto future = b.node(NodeType::Linear, "Decoder_Lagged_Features", {prediction, features}, {past});
+  // Autoformer's decoder starts from the last label_length context steps followed by the prediction window.
+  const std::int64_t target = variant.autoformer ? c.integer({"label_length"}, 10) + prediction : prediction;
+  auto future = b.node(NodeType::Linear, "Decoder_Lagged_Features", {target, features}, {past});
   auto y = embed(b, future, "Decoder_", decoder, features, d_model, positions, dropout);
   for (std::int64_t i = 0; i < dec.layers; ++i) {
     b.set_block(static_cast<int>(enc.layers + i));
@@ -166,10 +172,18 @@ Value model(const BuildInput& in, GraphBuilder& b, const Variant& variant) {
     y = norm(b, add(b, a, y, "Decoder_" + n.add(2)), "Decoder_" + n.norm(2, NormKind::LayerNorm),
              {l / "encoder_attn_layer_norm"});
     auto f = layer_ffn(y, l, "Decoder_" + n.ffn(), dec.ffn);
-    y = norm(b, add(b, f, y, "Decoder_" + n.add(3)), "Decoder_" + n.norm(3, NormKind::LayerNorm),
-             {l / "final_layer_norm"});
+    y = norm(b, add(b, f, y, "Decoder_" + n.add(3)), "Decoder_" + n.norm(3, NormKind::LayerNorm), {final_norm(l)});
+    if (variant.autoformer) {
+      // The trend each decomposition takes out is projected back to the features (circular Conv1d, kernel 3).
+      auto trend = b.node(NodeType::Conv1d, fmt::format("Decoder_Trend_Projection_{}", i), {y.shape[0], features},
+                          {y}, l / "trend_projection");
+      b.at(trend).conv = graph::ConvAttrs{d_model, features, 3, 1, 1, 1, y.shape[0], y.shape[0]};
+      b.parameter(trend, (l / "trend_projection")("weight"), {features, d_model, 3});
+    }
   }
   b.set_block(-1);
+  if (variant.autoformer)
+    y = dense(b, y, "Decoder_Seasonality_Projection", decoder / "seasonality_projection", d_model, features, true);
   return y;
 }
 

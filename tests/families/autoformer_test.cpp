@@ -1,0 +1,3 @@
+#include "support/groundtruth.hpp"
+
+NEURARCH_GROUNDTRUTH_TEST(Autoformer, "autoformer")
