@@ -9,6 +9,7 @@
 #include "blocks/moe.hpp"
 #include "blocks/seq2seq.hpp"
 #include "families/config_lists.hpp"
+#include "families/decoder_feed.hpp"
 #include "families/moe_common.hpp"
 #include "families/sliding_window.hpp"
 
@@ -256,13 +257,14 @@ class StackBuilder {
   }
 
   /// `memory` absent: a decoder run alone (ForCausalLM), whose encoder_attn weights are stored
-  /// but never used.
+  /// but never used. A ForCausalLM nested in a composite (VisionEncoderDecoderModel) reads the
+  /// composite's encoder states.
   Value decoder(const Value& ids, const std::optional<Value>& memory, const Scope& stack, const std::string& table,
                 bool owns_table, std::int64_t rows, int first_block) {
     auto x = embed(ids, "Decoder_", stack, table, owns_table, rows, d_.decoder_positions);
     // MvpDecoder gets prompts inside MvpModel only, never in the decoder-only wrapper.
     std::optional<Value> self_prompt, cross_prompt;
-    if (memory) {
+    if (memory && in_.head != Head::CausalLM) {
       self_prompt = make_prompt(ids, stack / "self_attn_prompt", d_.decoder, "Decoder_Self_");
       cross_prompt = make_prompt(ids, stack / "cross_attn_prompt", d_.decoder, "Decoder_Cross_");
     }
@@ -280,7 +282,8 @@ class StackBuilder {
         x = sublayer(x, p + n.norm(2, NormKind::LayerNorm), l / (cross_name + "_layer_norm"),
                      [&](const Value& h) {
                        return with_prompt(eager_if_needed(cross_attention(b_, h, *memory, fmt::format("Decoder_Cross_Attention_{}", i),
-                                                                          attention_spec(cross, d_.decoder.heads, false))),
+                                                                          attention_spec(cross, d_.decoder.heads, false),
+                                                                          d_.cross_width)),
                                           cross_prompt);
                      },
                      p + n.add(2));
@@ -488,8 +491,12 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     // *DecoderWrapper: model.decoder owns its own token table.
     const Scope stack = Scope("model") / "decoder";
     const std::string table = (stack / "embed_tokens")("weight");
-    auto ids = b.input({in.sequence_length(d.decoder_positions)}, "tokens");
-    auto x = stacks.decoder(ids, std::nullopt, stack, table, true, d.decoder_vocab, 0);
+    // Nested in a composite (VisionEncoderDecoderModel), the decoder reads the composite's encoder states.
+    const DecoderFeed* composite = decoder_feed(b);
+    std::optional<Value> memory;
+    if (composite) memory = composite->encoder_states;
+    auto ids = b.input({in.sequence_length(d.decoder_positions)}, "tokens", composite ? composite->input_name : "");
+    auto x = stacks.decoder(ids, memory, stack, table, true, d.decoder_vocab, 0);
     LmHeadSpec head{.module = Scope(std::string(layout.lm_head)), .hidden = d.d_model, .vocab = d.vocab};
     if (tie) head.tied_weight = table;
     return lm_head(b, x, "LM_Head", head);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "blocks/seq2seq.hpp"
+#include "families/decoder_feed.hpp"
 
 namespace neurarch::families::bert {
 namespace {
@@ -172,7 +173,8 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
 
   t.root = in.head == Head::Base && !layout.always_prefixed ? Scope() : Scope(std::string(layout.prefix));
   Scope emb = t.root / "embeddings";
-  auto x = b.input({t.seq}, "tokens", feed.input_name);
+  const DecoderFeed* composite = decoder_feed(b);
+  auto x = b.input({t.seq}, "tokens", feed.input_name.empty() && composite ? composite->input_name : feed.input_name);
   x = token_embedding(b, x, "Token_Embedding", emb / "word_embeddings", t.vocab, t.embedding);
   if (pad >= t.vocab) b.fail(x, fmt::format("pad_token_id {} is not a row of the {}-token vocabulary", pad, t.vocab));
   t.word_embeddings = (emb / "word_embeddings")("weight");
@@ -218,14 +220,17 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
                                  d.hidden));
     x = joined;
   }
+  // A decoder nested in a composite (EncoderDecoderModel) reads the composite's encoder states.
+  std::optional<Value> memory = feed.encoder_states;
+  if (!memory && composite) memory = composite->encoder_states;
   for (std::int64_t i = 0; i < layers; ++i) {
     b.set_block(static_cast<int>(i));
     Scope l = t.root / "encoder" / "layer" / i;
     LayerBuilder layer(in, b, layout, d, i);
     x = layer.attention_sublayer(x, l / "attention", fmt::format("Attention_{}", i), d.relative);
-    if (cross && feed.encoder_states) {
-      x = layer.attention_sublayer(x, l / "crossattention", fmt::format("Cross_Attention_{}", i), false,
-                                   feed.encoder_states);
+    if (cross && memory) {
+      x = layer.attention_sublayer(x, l / "crossattention", fmt::format("Cross_Attention_{}", i),
+                                   d.relative && layout.cross_attention_follows_config, memory);
     } else if (cross && layout.cross_attention_when_decoder) {
       layer.stored_cross_attention(x, l / "crossattention");
     } else if (cross) {

@@ -4,8 +4,11 @@
 // and never saved. add_cross_attention inserts an encoder-attention sublayer (separate q_attn,
 // fused k/v c_attn) before the MLP. Aliases: n_embd, n_layer, n_head, n_positions; n_inner
 // null -> 4 * n_embd. PretrainedConfig's tie_word_embeddings default (true) ties lm_head to wte.
+#include <optional>
+
 #include <fmt/format.h>
 
+#include "families/decoder_feed.hpp"
 #include "families/family.hpp"
 
 namespace neurarch::families {
@@ -14,14 +17,23 @@ namespace {
 using namespace blocks;
 using graph::NodeType;
 
-Value cross_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& module, std::int64_t hidden,
-                      std::int64_t heads) {
-  auto out = b.node(NodeType::MultiHeadAttention, fmt::format("Cross_Attention_{}", i), x.shape, {x}, module);
-  const std::int64_t seq = x.shape.size() >= 2 ? x.shape[x.shape.size() - 2] : 1;
-  b.at(out).attention = graph::AttentionAttrs{heads, heads, hidden / heads, seq, seq, false, 0};
+// `memory`: the encoder states of a composite that nests this model as its decoder
+// (VisionEncoderDecoderModel); built alone, the sublayer has only the decoder's own states to read.
+Value cross_attention(GraphBuilder& b, const Value& x, const std::optional<Value>& memory, std::int64_t i,
+                      const Scope& module, std::int64_t hidden, std::int64_t heads) {
+  const Value& kv = memory ? *memory : x;
+  auto out = memory ? b.node(NodeType::MultiHeadAttention, fmt::format("Cross_Attention_{}", i), x.shape, {x, kv}, module)
+                    : b.node(NodeType::MultiHeadAttention, fmt::format("Cross_Attention_{}", i), x.shape, {x}, module);
+  auto length = [](const Value& v) { return v.shape.size() >= 2 ? v.shape[v.shape.size() - 2] : 1; };
+  graph::AttentionAttrs attrs{heads, heads, hidden / heads, length(x), length(kv), false, 0};
+  if (memory) attrs.kv_input = memory->node;
+  b.at(out).attention = attrs;
+  // c_attn projects the encoder states to k and v; q_attn the decoder's states to q.
   linear_tensors(b, out, module / "c_attn", hidden, 2 * hidden, true, WeightLayout::Conv1D);
   linear_tensors(b, out, module / "q_attn", hidden, hidden, true, WeightLayout::Conv1D);
   linear_tensors(b, out, module / "c_proj", hidden, hidden, true, WeightLayout::Conv1D);
+  if (kv.shape.back() != hidden)
+    b.fail(out, fmt::format("expects encoder states of width {}, receives {}", hidden, kv.shape.back()));
   return out;
 }
 
@@ -41,7 +53,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const double attn_dropout = c.number({"attn_pdrop"}, 0.1);
 
   const Scope root = in.head == Head::Base ? Scope() : Scope("transformer");
-  auto x = b.input({in.sequence_length(positions)}, "tokens");
+  const DecoderFeed* composite = decoder_feed(b);
+  std::optional<Value> memory;
+  if (composite) memory = composite->encoder_states;
+  auto x = b.input({in.sequence_length(positions)}, "tokens", composite ? composite->input_name : "");
   x = token_embedding(b, x, "Token_Embedding", root / "wte", vocab, hidden);
   x = learned_positions(b, x, "Position_Embedding", root / "wpe", positions, hidden);
   b.at(x).dropout = embd_dropout;
@@ -60,7 +75,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     auto residual = add(b, h, x, n.add(1));
     if (cross) {
       h = norm(b, residual, n.norm(++k, NormKind::LayerNorm), {l / "ln_cross_attn"});
-      h = cross_attention(b, h, i, l / "crossattention", hidden, heads);
+      h = cross_attention(b, h, memory, i, l / "crossattention", hidden, heads);
       residual = add(b, h, residual, n.add(2));
     }
     h = norm(b, residual, n.norm(++k, NormKind::LayerNorm), {l / "ln_2"});

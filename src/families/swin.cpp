@@ -12,11 +12,11 @@
 #include "families/swin_common.hpp"
 
 namespace neurarch::families {
-namespace {
+namespace swin {
 
 using namespace blocks;
 
-Value build(const BuildInput& in, GraphBuilder& b) {
+Value model(const BuildInput& in, GraphBuilder& b, const ModelSpec& spec) {
   const Config& c = in.config;
   const swin::Settings settings = swin::read_settings(c);
   const auto& [embed, depths, heads, window, mlp_ratio, qkv_bias, hidden_dropout, attention_dropout, act] = settings;
@@ -61,12 +61,16 @@ Value build(const BuildInput& in, GraphBuilder& b) {
       dim *= 2;
     }
   }
-  x = norm(b, x, "Final_LayerNorm", {root / "layernorm"});
+  if (spec.final_norm) x = norm(b, x, "Final_LayerNorm", {root / "layernorm"});
   if (in.head == Head::Base) return x;
   // The pooler averages the tokens (no parameters); the classifier reads that mean.
   return classifier(b, Value{x.node, {dim}}, "Classifier", Scope("classifier"), dim, in.num_labels(), true);
 }
 
+}  // namespace swin
+
+namespace {
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return swin::model(in, b); }
 }  // namespace
 
 const Family& swin_family() {

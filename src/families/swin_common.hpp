@@ -57,4 +57,13 @@ std::int64_t window_side(std::int64_t window, std::int64_t grid_h, std::int64_t 
 void attend_in_windows(GraphBuilder& b, const Value& attn, std::int64_t w, std::int64_t grid_h, std::int64_t grid_w,
                        std::size_t stage, bool first);
 
+/// What a model built on Swin's stages changes (DonutSwinModel: no final layernorm).
+struct ModelSpec {
+  bool final_norm = true;  ///< `layernorm` after the last stage
+};
+
+/// SwinModel (the last stage's tokens, after the final norm when the spec has one) or
+/// SwinForImageClassification (the mean token through `classifier`).
+Value model(const BuildInput& in, GraphBuilder& b, const ModelSpec& spec = {});
+
 }  // namespace neurarch::families::swin

@@ -58,19 +58,6 @@ std::string shape_text(const std::vector<std::int64_t>& s) { return fmt::format(
 
 std::vector<GroundTruthCase> all_cases() { return index(); }
 
-std::vector<GroundTruthCase> reference_fixture_cases() {
-  std::vector<GroundTruthCase> out;
-  const fs::path root = fs::path(NEURARCH_SOURCE_DIR) / "tests" / "data" / "reference";
-  if (!fs::is_directory(root)) return out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
-    auto j = load(e.path());
-    out.push_back({e.path(), j.value("model_type", ""), j.value("class", "")});
-  }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.file < b.file; });
-  return out;
-}
-
 std::vector<GroundTruthCase> cases_for(const std::string& model_type) {
   std::vector<GroundTruthCase> out;
   for (const auto& c : index())

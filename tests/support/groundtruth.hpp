@@ -25,9 +25,6 @@ std::optional<std::filesystem::path> groundtruth_root();
 /// (cases for model types newer than the shared fixtures, in the same format).
 std::vector<GroundTruthCase> all_cases();
 std::vector<GroundTruthCase> cases_for(const std::string& model_type);
-/// The fixtures committed under tests/data/reference/<model_type>/ (same schema), for the model types the shared
-/// ground truth lacks; made by tools/reference/fixtures/make_fixtures.py with the pinned transformers.
-std::vector<GroundTruthCase> reference_fixture_cases();
 /// "" when our rebuild matches the case exactly (names, shapes, dtypes, total); else a readable diff.
 std::string compare_with_groundtruth(const GroundTruthCase& c);
 

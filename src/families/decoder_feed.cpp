@@ -1,0 +1,32 @@
+#include "families/decoder_feed.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace neurarch::families {
+namespace {
+
+// The open feeds, innermost last; one graph is built on one thread.
+thread_local std::vector<std::pair<const graph::GraphBuilder*, DecoderFeed>> open_feeds;
+
+}  // namespace
+
+FeedDecoder::FeedDecoder(const graph::GraphBuilder& b, DecoderFeed feed) : b_(b) {
+  open_feeds.emplace_back(&b, std::move(feed));
+}
+
+FeedDecoder::~FeedDecoder() {
+  for (auto it = open_feeds.rbegin(); it != open_feeds.rend(); ++it)
+    if (it->first == &b_) {
+      open_feeds.erase(std::next(it).base());
+      return;
+    }
+}
+
+const DecoderFeed* decoder_feed(const graph::GraphBuilder& b) {
+  for (auto it = open_feeds.rbegin(); it != open_feeds.rend(); ++it)
+    if (it->first == &b) return &it->second;
+  return nullptr;
+}
+
+}  // namespace neurarch::families

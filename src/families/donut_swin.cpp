@@ -1,0 +1,19 @@
+// Donut's Swin encoder (models/donut/modeling_donut_swin.py, transformers 4.47.1): SwinModel's embeddings and
+// stages under the same names, without the final layernorm (its average pooler has no parameters). The encoder
+// of Donut's VisionEncoderDecoderModel.
+#include "families/swin_common.hpp"
+
+namespace neurarch::families {
+namespace {
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  return swin::model(in, b, {.final_norm = false});
+}
+}  // namespace
+
+const Family& donut_swin_family() {
+  static const Family family{"donut-swin", "models/donut/modeling_donut_swin.py", {{"DonutSwinModel", Head::Base}},
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families

@@ -1,0 +1,16 @@
+#pragma once
+// SAM's image encoder (models/sam/modeling_sam.py, SamVisionEncoder; transformers 4.47.1 and 4.57.6 agree), shared
+// by SamVisionModel and SamModel: a patch_size-stride conv stem, an absolute position table for the configured
+// (image_size / patch_size)^2 grid, pre-norm layers with a fused qkv, decomposed relative positions (rel_pos_h /
+// rel_pos_w [2 x side - 1, head_dim], side = window_size for windowed layers and the grid for the global ones in
+// global_attn_indexes) and window attention (the grid padded to whole windows), then a neck: 1x1 conv, channels-
+// first LayerNorm, 3x3 conv, LayerNorm, both convs bias-free, to output_channels.
+#include "families/family.hpp"
+
+namespace neurarch::families::sam {
+
+/// The encoder's neck output, [output_channels, grid, grid], built under `root` ("vision_encoder") from the
+/// vision config `c`; the pixel input is declared here.
+graph::Value vision_encoder(const BuildInput& in, graph::GraphBuilder& b, const Config& c, const graph::Scope& root);
+
+}  // namespace neurarch::families::sam
