@@ -23,6 +23,10 @@ namespace {
 const std::map<std::string, std::string, std::less<>> kWithoutSharedFixture = {
     {"code_llama", "a Hub alias for Llama configs: the reference registers no config class of that name"},
     {"gpt-sw3", "a Hub alias for GPT-2 configs: the reference registers only GPT-SW3's tokenizer"},
+    {"nougat", "Nougat's checkpoints are VisionEncoderDecoderModels (Donut's Swin + mBART); the reference registers "
+               "only its processor, and its cases are vision-encoder-decoder's"},
+    {"lfm2_vl", "the reference's own spelling of lfm2-vl, whose shared cases (4.57.6) say lfm2-vl; transformers 5.24 "
+                "renames the tower's tensors, so no 5.24 fixture is kept (docs/newest-models.md)"},
 };
 
 std::set<std::string, std::less<>> not_supported_yet() {
@@ -52,8 +56,10 @@ TEST_P(GroundTruth, EveryCaseMatchesToTheTensor) {
 }
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  std::replace(name.begin(), name.end(), '-', '_');
+  // gtest names allow only letters, digits and '_'; "lfm2-vl" and "lfm2_vl" are both registered, so a
+  // hyphen gets a spelling of its own.
+  std::string name;
+  for (char ch : info.param) name += ch == '-' ? std::string("_h_") : std::string(1, ch);
   return name;
 }
 

@@ -22,7 +22,7 @@ Config part(const Config& c, std::string_view key, std::string_view owner) {
   if (!c.has(key))
     throw Error(ErrorKind::InvalidInput, fmt::format("{}: key '{}'", c.origin(), key),
                 fmt::format("{} needs both an encoder and a decoder config", owner));
-  return clip::sub_config(c, key);
+  return c.child(key);
 }
 
 // `part`'s family and its class with `head`; Unsupported naming the sub-config's model_type otherwise.

@@ -18,13 +18,13 @@ namespace {
 using namespace blocks;
 
 Config text_config_of(const Config& c) {
-  if (c.has("text_config")) return clip::sub_config(c, "text_config");
+  if (c.has("text_config")) return c.child("text_config");
   return Config({{"model_type", "llama"}, {"rms_norm_eps", 1e-5}}, c.origin() + ": text_config");
 }
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const Config vision_config = clip::sub_config(c, "vision_config");
+  const Config vision_config = c.child("vision_config");
   const Config text_config = text_config_of(c);
   const auto lm = multimodal::find_language_model(c, text_config.text({"model_type"}, "llama"), Head::Base,
                                                  "Idefics 3");

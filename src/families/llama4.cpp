@@ -90,8 +90,8 @@ Value vision_model(const BuildInput& in, GraphBuilder& b, const Config& c) {
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const Config vision_config = clip::sub_config(c, "vision_config");
-  const Config text_config = clip::sub_config(c, "text_config");
+  const Config vision_config = c.child("vision_config");
+  const Config text_config = c.child("text_config");
   const auto language_model = multimodal::find_language_model(c, text_config.text({"model_type"}, "llama4_text"),
                                                               Head::CausalLM, "Llama 4");
   const Value image_tokens = vision_model(in, b, vision_config);

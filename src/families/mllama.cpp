@@ -140,8 +140,8 @@ VisionOut vision(const BuildInput& in, GraphBuilder& b, const Config& c) {
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const Config vision_config = clip::sub_config(c, "vision_config");
-  const Config text_config = clip::sub_config(c, "text_config");
+  const Config vision_config = c.child("vision_config");
+  const Config text_config = c.child("text_config");
   decoder::DecoderSpec s = decoder::read_llama_config(
       text_config, {.vocab = 128256, .hidden = 4096, .intermediate = 14336, .layers = 40, .heads = 32, .kv_heads = 8,
                     .positions = 131072, .activation = "silu", .tie_word_embeddings = false});

@@ -9,7 +9,7 @@ namespace neurarch::families {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
-  const Config text = clip::sub_config(in.config, "text_config");
+  const Config text = in.config.child("text_config");
   return qwen3_vl::build(in, b, qwen3_vl::text_spec(text), "Qwen3VLTextModel");
 }
 

@@ -133,8 +133,8 @@ Vision vision(const BuildInput& in, GraphBuilder& b, const Config& c) {
 
 Value build(const BuildInput& in, GraphBuilder& b, const decoder::DecoderSpec& text, std::string_view text_class) {
   const Config& c = in.config;
-  const Config text_config = clip::sub_config(c, "text_config");
-  const Config vision_config = clip::sub_config(c, "vision_config");
+  const Config text_config = c.child("text_config");
+  const Config vision_config = c.child("vision_config");
   const bool with_head = in.head != Head::Base;
   Value out;
   {

@@ -12,7 +12,7 @@ namespace neurarch::families {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
-  const Config text = clip::sub_config(in.config, "text_config");
+  const Config text = in.config.child("text_config");
   decoder::DecoderSpec s = qwen3_vl::text_spec(text);
   // Qwen3VLMoeTextConfig's own defaults where they differ from the dense text config's.
   const decoder::DecoderSpec d = decoder::read_llama_config(

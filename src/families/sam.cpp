@@ -66,9 +66,9 @@ Value attend(GraphBuilder& b, const Value& queries, const Value& keys, const std
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const Config vision = clip::sub_config(c, "vision_config");
-  const Config prompt = clip::sub_config(c, "prompt_encoder_config");
-  const Config decoder = clip::sub_config(c, "mask_decoder_config");
+  const Config vision = c.child("vision_config");
+  const Config prompt = c.child("prompt_encoder_config");
+  const Config decoder = c.child("mask_decoder_config");
 
   auto image = sam::vision_encoder(in, b, vision, Scope("vision_encoder"));
   const std::int64_t channels = image.shape[0], grid_h = image.shape[1], grid_w = image.shape[2];

@@ -32,7 +32,7 @@ Value tower(const BuildInput& in, GraphBuilder& b, const Config& c, std::string_
 }
 
 Config vision_config_of(const Config& c) {
-  Config vision = clip::sub_config(c, "vision_config");
+  Config vision = c.child("vision_config");
   if (vision.model_type() != "clip") return vision;
   // The config class keeps only a CLIP config's vision half, which the model builds as CLIPVisionModel.
   const auto* half = vision.raw({"vision_config"});
@@ -47,7 +47,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     throw Error(ErrorKind::InvalidInput, c.origin() + ": key 'vision_config'",
                 "VisionTextDualEncoderConfig needs both a vision_config and a text_config");
   const Config vision = vision_config_of(c);
-  const Config text = clip::sub_config(c, "text_config");
+  const Config text = c.child("text_config");
   const std::int64_t projection = c.dim({"projection_dim"}, 512);
 
   const Value text_pooled = tower(in, b, text, "text_model", "text");

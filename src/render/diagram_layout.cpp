@@ -297,9 +297,10 @@ Diagram layout_diagram(const Graph& g, const plan::Plan* plan) {
   std::set<std::pair<int, int>> crossing;
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = g.nodes[i];
+    // Keys and values first: a cross-attention that also lists the encoder among its inputs is labelled so.
     std::vector<std::pair<int, std::string>> sources;
-    for (int in : node.inputs) sources.emplace_back(in, "");
     if (node.attention && node.attention->kv_input >= 0) sources.emplace_back(node.attention->kv_input, "k, v");
+    for (int in : node.inputs) sources.emplace_back(in, "");
     for (const auto& [src, label] : sources) {
       if (src < 0 || column[static_cast<std::size_t>(src)] == column[i]) continue;
       const int from = box_of[static_cast<std::size_t>(src)], to = box_of[i];

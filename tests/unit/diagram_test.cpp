@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/config.hpp"
 #include "families/family.hpp"
 #include "render/diagram.hpp"
 #include "render/render.hpp"
@@ -40,19 +41,27 @@ report::Report from_catalogue(const std::string& id, const std::string& class_na
   return report::trace(resolve::resolve_repo_id(id, ro), options(class_name, with_plan));
 }
 
-// A ground-truth case's config (../shared/groundtruth/defaults/<type>/<Class>.json).
+// A ground-truth case file's config, built as the case's class.
+std::optional<report::Report> from_case(const fs::path& file, const std::string& class_name) {
+  std::ifstream in(file);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  // The reference's dumps may hold Python's Infinity / NaN, as the ground-truth reader allows.
+  const auto j = nlohmann::json::parse(standardize_python_json(text.str()));
+  resolve::ResolvedModel m;
+  m.id = j.value("model_type", "");
+  m.source = "path";
+  m.config_text = j.at("config").dump();
+  m.config_origin = file.string();
+  return report::trace(m, options(class_name, false));
+}
+
+// ../shared/groundtruth/defaults/<type>/<Class>.json.
 std::optional<report::Report> from_groundtruth(const std::string& model_type, const std::string& class_name) {
   const auto root = testing::groundtruth_root();
   if (!root) return std::nullopt;
-  std::ifstream in(*root / "defaults" / model_type / (class_name + ".json"));
-  if (!in) return std::nullopt;
-  const auto j = nlohmann::json::parse(in);
-  resolve::ResolvedModel m;
-  m.id = model_type;
-  m.source = "path";
-  m.config_text = j.at("config").dump();
-  m.config_origin = model_type + "/" + class_name;
-  return report::trace(m, options(class_name, false));
+  return from_case(*root / "defaults" / model_type / (class_name + ".json"), class_name);
 }
 
 std::string geometry_problem(const Diagram& d) {
@@ -207,7 +216,7 @@ TEST(Diagram, EverySupportedDefaultConfigRenders) {
     for (const auto& c : testing::cases_for(type)) {
       if (c.file.parent_path().parent_path().filename() != "defaults") continue;
       SCOPED_TRACE(c.file.string());
-      const auto r = from_groundtruth(c.model_type, c.class_name);
+      const auto r = from_case(c.file, c.class_name);
       ASSERT_TRUE(r);
       const auto d = layout_diagram(r->graph);
       EXPECT_EQ(geometry_problem(d), "");

@@ -67,10 +67,12 @@ TEST(LintWillNotRun, TiedEmbeddingShape) {
 }
 
 TEST(LintWillNotRun, MoeTopK) {
+  // The rule applies where the graph routes tokens to experts (Mixtral's family builds MoE nodes).
   auto moe = [](int k) {
-    auto r = trace(llama({{"num_local_experts", 8}, {"num_experts_per_tok", k}}));
-    r.model.model_type = "mixtral";  // no MoE family is registered yet; the rule reads only the report
-    return of(neurarch::lint::run(r), "moe-top-k");
+    auto config = llama({{"num_local_experts", 8}, {"num_experts_per_tok", k}});
+    config["model_type"] = "mixtral";
+    config["architectures"] = {"MixtralForCausalLM"};
+    return of(neurarch::lint::run(trace(config)), "moe-top-k");
   };
   EXPECT_EQ(moe(10).size(), 1u);
   EXPECT_EQ(moe(0).size(), 1u);

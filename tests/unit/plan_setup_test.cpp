@@ -126,7 +126,12 @@ TEST(PlanSetup, ChunkedLossBoundsTheLogitsTermByTheChunk) {
   auto g = tiny_lm(64);
   plan::Setup s = with(Precision::Fp32);
   MemoryModel ce(g, s, exact_runtime());
-  EXPECT_EQ(ce.loss_at(1).forward_transient, 2 * 64 * 10 * 4);  // fp32 up-cast and shifted copy, full
+  // fp32 logits: no up-cast copy, and transformers (>= 4.46) shifts the labels, not the logits.
+  EXPECT_EQ(ce.loss_at(1).forward_transient, 0);
+  s.precision = Precision::AmpBf16;
+  MemoryModel ce_half(g, s, exact_runtime());
+  EXPECT_EQ(ce_half.loss_at(1).forward_transient, 64 * 10 * 4);  // the bf16 logits' fp32 up-cast, full
+  s.precision = Precision::Fp32;
   s.loss = Loss::Chunked;
   s.loss_chunk = 8;
   MemoryModel chunked(g, s, exact_runtime());

@@ -28,11 +28,15 @@ TEST(PublishedPeaks, EveryRowIsExpressibleAndWithinTheTargets) {
   EXPECT_EQ(ev.overall.inexpressible, 0u);
   EXPECT_EQ(ev.overall.oom_called_fit, 0u);
   // The targets are median <= 5 %, p90 <= 12 %, under10 0. Not met yet (docs/memory-plan.md says
-  // which rows and why); these bounds hold today's figures so that a change can only improve them.
+  // which rows and why); these bounds hold today's figures so that a change can only improve them. They
+  // were 7.8 % / 18.9 % / 9 until the CPU measurements (docs/cpu-memory.md) showed the logits' gradient
+  // counted twice in backward (once with the loss, once as the widest activation gradient in flight):
+  // without that double count the forward+backward rows of the SDPA benchmark come out under, which is
+  // a shortfall to find op by op, not one to hide with a second copy of the logits.
   ASSERT_TRUE(ev.overall.errors);
-  EXPECT_LE(ev.overall.under10, 9u) << ev.last_line();
-  EXPECT_LE(ev.overall.errors->median_abs_percent, 8.0) << ev.last_line();
-  EXPECT_LE(ev.overall.errors->p90_abs_percent, 19.0) << ev.last_line();
+  EXPECT_LE(ev.overall.under10, 14u) << ev.last_line();
+  EXPECT_LE(ev.overall.errors->median_abs_percent, 9.0) << ev.last_line();
+  EXPECT_LE(ev.overall.errors->p90_abs_percent, 23.5) << ev.last_line();
 }
 
 TEST(PublishedPeaks, ARowTheVocabularyCannotStateIsListedNotSkipped) {
