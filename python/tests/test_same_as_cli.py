@@ -114,3 +114,15 @@ def test_notebook_html_is_the_servers_page_fragment():
     assert '<article class="neurarch">' in html
     # The same headline the markdown twin gives, so the two displays agree.
     assert "22,056,576" in html and "22,056,576" in report._repr_markdown_()
+
+
+@pytest.mark.parametrize("model", ["facebook/dinov2-small", "t5-base"])
+def test_diagram_equals_the_cli_svg_and_shows_in_jupyter(cli, model):
+    run = cli(model, "--plan", "--format", "svg")
+    assert run.returncode == 0, run.stderr
+    report = neurarch.trace(model, plan=True)
+    svg = report.diagram()
+    assert svg == run.stdout
+    assert svg.startswith("<svg ") and svg._repr_svg_() == svg
+    # The notebook's HTML view carries the same picture in its "See it" section.
+    assert 'id="see-it"' in report._repr_html_() and svg.strip() in report._repr_html_()
