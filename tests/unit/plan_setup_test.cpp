@@ -9,34 +9,15 @@
 #include "plan/memory.hpp"
 #include "plan/options.hpp"
 #include "plan/plan.hpp"
+#include "support/tiny_plan_graphs.hpp"
 
 using namespace neurarch;
 using namespace neurarch::plan;
 
 namespace {
 
-// tokens -> embedding(10 x 8) -> FFN 8->16->8 (gelu) -> LM head 8->10 (untied).
-graph::Graph tiny_lm(std::int64_t seq) {
-  graph::GraphBuilder b;
-  auto x = b.input({seq}, "tokens");
-  x = blocks::token_embedding(b, x, "Token_Embedding", graph::Scope("embed"), 10, 8);
-  b.set_block(0);
-  x = blocks::feed_forward(b, x, "FFN_0",
-                           {.hidden = 8, .intermediate = 16, .activation = "gelu", .module = graph::Scope("mlp"),
-                            .up = graph::Scope("mlp.fc1"), .down = graph::Scope("mlp.fc2")});
-  b.set_block(-1);
-  x = blocks::lm_head(b, x, "LM_Head", {.module = graph::Scope("lm_head"), .hidden = 8, .vocab = 10});
-  return b.finish(x);
-}
-
-Runtime exact_runtime() {
-  Runtime rt = default_runtime();
-  rt.allocator_block_bytes = 1;  // no rounding: every figure is a plain product
-  rt.fragmentation_fraction = 0;
-  rt.cublas_workspace_bytes = 0;
-  rt.cuda_context_bytes = 0;
-  return rt;
-}
+using neurarch::testing::exact_runtime;
+using neurarch::testing::tiny_mlp_lm;
 
 constexpr std::int64_t kParams = 10 * 8 + (16 * 8 + 16) + (8 * 16 + 8) + 10 * 8;  // 440
 
@@ -62,7 +43,7 @@ bool has_phase(const MemoryPlan& m, const std::string& phase) {
 }  // namespace
 
 TEST(PlanSetup, PureBf16HalvesWeightsGradientsAndMoments) {
-  auto g = tiny_lm(4);
+  auto g = tiny_mlp_lm(4);
   MemoryModel fp32(g, with(Precision::Fp32), exact_runtime());
   MemoryModel bf16(g, with(Precision::Bf16), exact_runtime());
   EXPECT_EQ(fp32.static_terms().parameters, kParams * 4);
@@ -78,7 +59,7 @@ TEST(PlanSetup, PureBf16HalvesWeightsGradientsAndMoments) {
 }
 
 TEST(PlanSetup, AdafactorFactorsTwoDimensionalWeightsIntoRowsAndColumns) {
-  auto g = tiny_lm(4);
+  auto g = tiny_mlp_lm(4);
   MemoryModel m(g, with(Precision::Fp32, Optimizer::Adafactor), exact_runtime());
   // embedding [10, 8]: 10 + 8; fc1 [16, 8]: 16 + 8 and its bias 16 in full; fc2 [8, 16]: 8 + 16 and its
   // bias 8; head [10, 8]: 10 + 8. No first moment. fp32 statistics.
@@ -88,7 +69,7 @@ TEST(PlanSetup, AdafactorFactorsTwoDimensionalWeightsIntoRowsAndColumns) {
 }
 
 TEST(PlanSetup, NoOptimizerMeansNoOptimizerPhase) {
-  auto g = tiny_lm(4);
+  auto g = tiny_mlp_lm(4);
   MemoryModel m(g, with(Precision::Fp16, Optimizer::None), exact_runtime());
   const auto plan = m.at(1);
   EXPECT_FALSE(has_phase(plan, "optimizer_step"));
@@ -98,7 +79,7 @@ TEST(PlanSetup, NoOptimizerMeansNoOptimizerPhase) {
 }
 
 TEST(PlanSetup, SgdAndPagedOptimizers) {
-  auto g = tiny_lm(4);
+  auto g = tiny_mlp_lm(4);
   MemoryModel sgd(g, with(Precision::Fp32, Optimizer::SGD), exact_runtime());
   EXPECT_EQ(sgd.static_terms().optimizer_state, 0);
   MemoryModel momentum(g, with(Precision::Bf16, Optimizer::SGDMomentum), exact_runtime());
@@ -112,7 +93,7 @@ TEST(PlanSetup, SgdAndPagedOptimizers) {
 }
 
 TEST(PlanSetup, KeptGradientsLiveThroughTheForwardPass) {
-  auto g = tiny_lm(4);
+  auto g = tiny_mlp_lm(4);
   plan::Setup s = with(Precision::Fp32);
   MemoryModel freed(g, s, exact_runtime());
   s.keep_gradients = true;
@@ -123,7 +104,7 @@ TEST(PlanSetup, KeptGradientsLiveThroughTheForwardPass) {
 }
 
 TEST(PlanSetup, ChunkedLossBoundsTheLogitsTermByTheChunk) {
-  auto g = tiny_lm(64);
+  auto g = tiny_mlp_lm(64);
   plan::Setup s = with(Precision::Fp32);
   MemoryModel ce(g, s, exact_runtime());
   // fp32 logits: no up-cast copy, and transformers (>= 4.46) shifts the labels, not the logits.
@@ -150,7 +131,7 @@ TEST(PlanSetup, ChunkedLossBoundsTheLogitsTermByTheChunk) {
 }
 
 TEST(PlanSetup, AdapterDtypeAndDora) {
-  auto g = tiny_lm(4);
+  auto g = tiny_mlp_lm(4);
   plan::Setup s = with(Precision::Bf16);
   s.mode = Mode::LoRA;
   s.lora_rank = 2;
@@ -174,7 +155,7 @@ TEST(PlanSetup, AdapterDtypeAndDora) {
 }
 
 TEST(PlanSetup, LoadThenQuantizeHasALoadPhase) {
-  auto g = tiny_lm(4);
+  auto g = tiny_mlp_lm(4);
   plan::Setup s = with(Precision::Bf16);
   s.mode = Mode::QLoRA;
   MemoryModel streaming(g, s, exact_runtime());

@@ -5,34 +5,15 @@
 #include "core/error.hpp"
 #include "plan/fit.hpp"
 #include "plan/plan.hpp"
+#include "support/tiny_plan_graphs.hpp"
 
 using namespace neurarch;
 using namespace neurarch::plan;
 
 namespace {
 
-// tokens -> embedding(10 x 8) -> FFN 8->16->8 (gelu) -> LM head 8->10 (untied): a 2-layer MLP LM.
-graph::Graph tiny_mlp_lm(std::int64_t seq) {
-  graph::GraphBuilder b;
-  auto x = b.input({seq}, "tokens");
-  x = blocks::token_embedding(b, x, "Token_Embedding", graph::Scope("embed"), 10, 8);
-  b.set_block(0);
-  x = blocks::feed_forward(b, x, "FFN_0",
-                           {.hidden = 8, .intermediate = 16, .activation = "gelu", .module = graph::Scope("mlp"),
-                            .up = graph::Scope("mlp.fc1"), .down = graph::Scope("mlp.fc2")});
-  b.set_block(-1);
-  x = blocks::lm_head(b, x, "LM_Head", {.module = graph::Scope("lm_head"), .hidden = 8, .vocab = 10});
-  return b.finish(x);
-}
-
-Runtime exact_runtime() {
-  Runtime rt = default_runtime();
-  rt.allocator_block_bytes = 1;  // no rounding: every figure below is a plain product
-  rt.fragmentation_fraction = 0;
-  rt.cublas_workspace_bytes = 0;
-  rt.cuda_context_bytes = 0;
-  return rt;
-}
+using neurarch::testing::exact_runtime;
+using neurarch::testing::tiny_mlp_lm;
 
 plan::Setup fp32_full() {
   plan::Setup s;

@@ -1,0 +1,34 @@
+#pragma once
+// A graph small enough to check planner figures by hand, and a runtime that adds nothing to them.
+#include <cstdint>
+
+#include "blocks/blocks.hpp"
+#include "plan/hardware.hpp"
+
+namespace neurarch::testing {
+
+// tokens -> embedding(10 x 8) -> FFN 8->16->8 (gelu) -> LM head 8->10 (untied): a 2-layer MLP LM.
+inline graph::Graph tiny_mlp_lm(std::int64_t seq) {
+  graph::GraphBuilder b;
+  auto x = b.input({seq}, "tokens");
+  x = blocks::token_embedding(b, x, "Token_Embedding", graph::Scope("embed"), 10, 8);
+  b.set_block(0);
+  x = blocks::feed_forward(b, x, "FFN_0",
+                           {.hidden = 8, .intermediate = 16, .activation = "gelu", .module = graph::Scope("mlp"),
+                            .up = graph::Scope("mlp.fc1"), .down = graph::Scope("mlp.fc2")});
+  b.set_block(-1);
+  x = blocks::lm_head(b, x, "LM_Head", {.module = graph::Scope("lm_head"), .hidden = 8, .vocab = 10});
+  return b.finish(x);
+}
+
+// No allocator rounding, fragmentation, workspace or context: every figure is a plain product.
+inline plan::Runtime exact_runtime() {
+  plan::Runtime rt = plan::default_runtime();
+  rt.allocator_block_bytes = 1;
+  rt.fragmentation_fraction = 0;
+  rt.cublas_workspace_bytes = 0;
+  rt.cuda_context_bytes = 0;
+  return rt;
+}
+
+}  // namespace neurarch::testing
