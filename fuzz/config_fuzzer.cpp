@@ -73,10 +73,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (in.ConsumeBool()) options.build.target_seq = in.ConsumeIntegralInRange<std::int64_t>(-2, 1 << 12);
   neurarch::plan::PlanOptions plan;
   plan.full.batch = in.ConsumeIntegralInRange<std::int64_t>(0, 1 << 12);
-  plan.full.optimizer = static_cast<neurarch::plan::Optimizer>(in.ConsumeIntegralInRange<int>(0, 3));
+  // Every value of the setup vocabulary's enums (src/plan/setup.hpp).
+  plan.full.optimizer = static_cast<neurarch::plan::Optimizer>(
+      in.ConsumeIntegralInRange<int>(0, static_cast<int>(neurarch::plan::Optimizer::None)));
   plan.full.attention = in.ConsumeBool() ? neurarch::plan::AttentionImpl::Eager : neurarch::plan::AttentionImpl::SDPA;
   plan.full.grad_checkpointing = in.ConsumeBool();
-  plan.full.autocast_bf16 = in.ConsumeBool();
+  plan.full.precision = static_cast<neurarch::plan::Precision>(
+      in.ConsumeIntegralInRange<int>(0, static_cast<int>(neurarch::plan::Precision::Fp16)));
+  plan.full.loss = static_cast<neurarch::plan::Loss>(
+      in.ConsumeIntegralInRange<int>(0, static_cast<int>(neurarch::plan::Loss::LogitsSum)));
+  plan.full.loss_chunk = in.ConsumeIntegralInRange<std::int64_t>(0, 4096);
+  plan.full.keep_gradients = in.ConsumeBool();
+  plan.full.optimizer_foreach = in.ConsumeBool();
   plan.lora = plan.full;
   plan.lora.mode = in.ConsumeBool() ? neurarch::plan::Mode::QLoRA : neurarch::plan::Mode::LoRA;
   plan.lora.lora_rank = in.ConsumeIntegralInRange<std::int64_t>(0, 1024);

@@ -227,7 +227,9 @@ nlohmann::json to_json(const report::Report& r) {
 std::string json(const report::Report& r) {
   // The summary is small and goes through nlohmann; the two long arrays are written directly and
   // spliced in before the closing brace. tests/unit/json_render_test.cpp checks both paths agree.
-  std::string head = summary_json(r).dump(2);
+  // Names a user typed (a LoRA target on the command line) may hold bytes that are not UTF-8: they are
+  // written as U+FFFD rather than throwing half-way through a report (found by fuzz/config_fuzzer.cpp).
+  std::string head = summary_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   fmt::memory_buffer out;
   out.reserve(head.size() + 256 * (r.graph.nodes.size() + r.graph.tensors.size()));  // rows are ~100-200 bytes
   out.append(std::string_view(head).substr(0, head.size() - 2));  // drop the final "\n}"

@@ -38,3 +38,16 @@ TEST(JsonRender, EscapesStrings) {
   r.graph = b.finish(x);
   EXPECT_EQ(nlohmann::json::parse(neurarch::render::json(r)), neurarch::render::to_json(r));
 }
+
+// Regression (fuzz/config_fuzzer.cpp): a string that is not UTF-8 — a LoRA target typed on the command
+// line, echoed in the plan's setup — made the JSON writer throw half-way through the report.
+TEST(JsonRender, BytesThatAreNotUtf8AreReplacedNotThrown) {
+  neurarch::graph::GraphBuilder b;
+  auto x = b.input({4}, "tokens");
+  neurarch::report::Report r;
+  r.graph = b.finish(x);
+  r.notes = {"target \xff\xfe typed by hand"};
+  std::string out;
+  ASSERT_NO_THROW(out = neurarch::render::json(r));
+  EXPECT_NE(out.find("target \xEF\xBF\xBD\xEF\xBF\xBD typed by hand"), std::string::npos);
+}
