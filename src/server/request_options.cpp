@@ -205,10 +205,12 @@ RequestOptions options_from_json(const Json& body, const std::set<std::string>& 
   effective["run"] = {o.plan.run.epochs, o.plan.run.global_batch, o.plan.run.samples};
   effective["seq"] = o.build.seq ? Json(*o.build.seq) : Json(nullptr);
   effective["image_size"] = o.build.image_size ? Json(*o.build.image_size) : Json(nullptr);
-  o.key = effective.dump();  // nlohmann orders object keys, so equal options give equal keys
+  // nlohmann orders object keys, so equal options give equal keys. A query string is not validated as
+  // UTF-8 on the way in: such bytes become U+FFFD here instead of throwing (found by fuzz/server_fuzzer.cpp).
+  o.key = effective.dump(-1, ' ', false, Json::error_handler_t::replace);
 
   auto listed = [](const Json& value) {
-    std::string v = value.is_string() ? value.get<std::string>() : value.dump();
+    std::string v = value.is_string() ? value.get<std::string>() : value.dump(-1, ' ', false, Json::error_handler_t::replace);
     if (value.is_array()) {
       v.clear();
       for (const auto& t : value) v += fmt::format("{}{}", v.empty() ? "" : ",", t.get<std::string>());

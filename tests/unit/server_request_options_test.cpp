@@ -55,5 +55,16 @@ TEST(ServerRequestOptions, RefusesWhatItDoesNotKnowOrCannotBound) {
   }
 }
 
+// Regression (fuzz/server_fuzzer.cpp): a query string is not UTF-8-checked on the way in, and the cache
+// key's JSON writer threw on such bytes instead of the request being answered.
+TEST(ServerRequestOptions, QueryBytesThatAreNotUtf8AreAnsweredNotThrown) {
+  try {
+    const auto o = options_from_query({{"lora_targets", "\xff_proj"}});
+    EXPECT_FALSE(o.key.empty());
+  } catch (const OptionError&) {
+    // refusing the value is an answer too; any other exception is the bug
+  }
+}
+
 }  // namespace
 }  // namespace neurarch::server
