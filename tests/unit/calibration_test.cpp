@@ -20,6 +20,7 @@
 #include "calibration/statistics.hpp"
 #include "calibration/validate.hpp"
 #include "cli/cli.hpp"
+#include "support/validate_run.hpp"
 #include "cli/validate_command.hpp"
 #include "core/error.hpp"
 #include "plan/plan.hpp"
@@ -43,20 +44,8 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-struct Run {
-  int code;
-  std::string out, err;
-};
-
-Run validate(std::vector<std::string> args) {
-  args.insert(args.begin(), {"neurarch-trace", "validate"});
-  std::vector<const char*> argv;
-  for (auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  std::istringstream in;
-  int code = neurarch::cli::run(static_cast<int>(argv.size()), argv.data(), out, err, in);
-  return {code, out.str(), err.str()};
-}
+using Run = neurarch::testing::ValidateRun;
+Run validate(std::vector<std::string> args) { return neurarch::testing::run_validate(std::move(args)); }
 
 fs::path fresh_dir(const std::string& name) {
   auto dir = fs::temp_directory_path() / ("neurarch_calibration_" + name + "_" + std::to_string(::getpid()));

@@ -12,6 +12,7 @@
 #include "calibration/cpu_rows.hpp"
 #include "calibration/cpu_validate.hpp"
 #include "cli/cli.hpp"
+#include "support/validate_run.hpp"
 #include "core/error.hpp"
 
 namespace fs = std::filesystem;
@@ -22,20 +23,8 @@ namespace {
 const fs::path kSource = NEURARCH_SOURCE_DIR;
 const fs::path kCpuRows = kSource / "calibration" / "cpu";
 
-struct Run {
-  int code;
-  std::string out, err;
-};
-
-Run validate(std::vector<std::string> args) {
-  args.insert(args.begin(), {"neurarch-trace", "validate"});
-  std::vector<const char*> argv;
-  for (auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  std::istringstream in;
-  int code = neurarch::cli::run(static_cast<int>(argv.size()), argv.data(), out, err, in);
-  return {code, out.str(), err.str()};
-}
+using Run = neurarch::testing::ValidateRun;
+Run validate(std::vector<std::string> args) { return neurarch::testing::run_validate(std::move(args)); }
 
 std::string last_line(const std::string& text) {
   auto end = text.find_last_not_of('\n');
