@@ -17,6 +17,7 @@ Value attention(GraphBuilder& b, const Value& x, const std::string& name, const 
   b.at(out).attention =
       graph::AttentionAttrs{s.heads, kv_heads, head_dim, seq, seq, s.causal, s.window, s.dropout, s.rotary, !s.qkv.empty()};
   b.at(out).attention->clamped_scores = s.clamped_scores;
+  b.at(out).attention->softmax_fp32 = s.softmax_fp32;
   b.at(out).dropout = s.output_dropout;
 
   std::int64_t q_out = s.heads * head_dim;

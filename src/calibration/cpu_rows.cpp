@@ -72,6 +72,11 @@ CpuRow parse_cpu_row(const std::string& text, const std::string& file, int line)
   get("precision", r.precision);
   get("optimizer", r.optimizer);
   get("foreach", r.foreach);
+  // Rows written before the loss and the loop were recorded ran the model's loss and dropped the outputs.
+  if (j.contains("loss")) get("loss", r.loss);
+  if (j.contains("hold_outputs")) get("hold_outputs", r.hold_outputs);
+  if (r.loss != "model" && r.loss != "logits-sum")
+    throw Error(ErrorKind::InvalidInput, where, fmt::format("loss '{}' is neither 'model' nor 'logits-sum'", r.loss));
   get("attention", r.attention);
   get("batch", r.batch);
   r.seq = optional_int("seq");
@@ -96,8 +101,10 @@ CpuRow parse_cpu_row(const std::string& text, const std::string& file, int line)
   if (r.batch <= 0) throw Error(ErrorKind::InvalidInput, where, "'batch' must be positive");
   if (r.seq.has_value() == r.image_size.has_value())
     throw Error(ErrorKind::InvalidInput, where, "exactly one of 'seq' and 'image_size' must be set");
-  for (auto v : {r.baseline, r.forward, r.backward, r.optimizer_step, r.overall})
+  for (auto v : {r.baseline, r.forward, r.backward, r.overall})
     if (v <= 0) throw Error(ErrorKind::InvalidInput, where, "peak bytes must be positive");
+  if (r.optimizer != "none" && r.optimizer_step <= 0)
+    throw Error(ErrorKind::InvalidInput, where, "peak bytes must be positive");
   return r;
 }
 

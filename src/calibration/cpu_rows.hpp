@@ -19,8 +19,10 @@ struct CpuRow {
   std::string config;     ///< relative to the folder that holds the rows
   std::string mode;       ///< "full" | "lora"
   std::string precision;  ///< "fp32" | "amp-bf16" | "bf16"
-  std::string optimizer;  ///< "adamw"
+  std::string optimizer;  ///< "adamw" | "none" (forward + backward only)
   bool foreach = true;    ///< AdamW's multi-tensor step (false: the per-parameter loop)
+  std::string loss = "model";  ///< "model": the model's own loss from labels | "logits-sum": logits.sum()
+  bool hold_outputs = false;   ///< the loop kept the outputs (logits) through backward
   std::int64_t lora_rank = 16;
   double lora_dropout = 0;
   std::string attention;  ///< "sdpa" | "eager": what the run used

@@ -43,21 +43,25 @@ namespace {
 
 // What the planner cannot express yet, by the feature it lacks; empty when it can.
 std::string missing_feature(const CpuRow& r) {
-  if (r.optimizer != "adamw") return fmt::format("optimizer '{}'", r.optimizer);
-  if (!r.foreach) return "AdamW's per-parameter (for-loop) step";
-  if (r.precision == "bf16") return "pure bf16 training (bf16 weights, gradients and moments)";
+  if (r.optimizer != "adamw" && r.optimizer != "none") return fmt::format("optimizer '{}'", r.optimizer);
+  if (r.optimizer == "adamw" && !r.foreach) return "AdamW's per-parameter (for-loop) step";
   if (r.mode == "lora" && r.precision != "amp-bf16") return fmt::format("LoRA in {}", r.precision);
-  if (r.precision != "fp32" && r.precision != "amp-bf16") return fmt::format("precision '{}'", r.precision);
+  if (r.precision != "fp32" && r.precision != "amp-bf16" && r.precision != "bf16")
+    return fmt::format("precision '{}'", r.precision);
   return "";
 }
 
 plan::Setup setup_of(const CpuRow& r, const CpuProfile& profile) {
   plan::Setup s;
   s.mode = r.mode == "lora" ? plan::Mode::LoRA : plan::Mode::Full;
-  s.optimizer = plan::Optimizer::AdamW;
+  s.optimizer = r.optimizer == "none" ? plan::Optimizer::None : plan::Optimizer::AdamW;
   s.attention = r.attention == "eager" ? plan::AttentionImpl::Eager : plan::AttentionImpl::SDPA;
-  s.precision = r.precision == "amp-bf16" ? plan::Precision::AmpBf16 : plan::Precision::Fp32;
+  s.precision = r.precision == "amp-bf16" ? plan::Precision::AmpBf16
+                : r.precision == "bf16"   ? plan::Precision::Bf16
+                                          : plan::Precision::Fp32;
   s.batch = r.batch;
+  if (r.loss == "logits-sum") s.loss = plan::Loss::LogitsSum;
+  s.hold_outputs = r.hold_outputs;
   s.lora_rank = r.lora_rank;
   s.lora_dropout = r.lora_dropout;
   s.dropout_mask_bytes = profile.dropout_mask_bytes;

@@ -78,6 +78,7 @@ Planned plan_row(const graph::Graph& g, const MeasuredRow& r, const plan::Runtim
   c.set("optimizer", r.optimizer.empty() ? "adamw" : r.optimizer);
   c.set("lora_rank", std::to_string(r.lora_rank));
   c.set("lora_dropout", plan::option_text(r.lora_dropout));
+  c.set("hold_outputs", "false");  // measure.py: loss = loss_of(model(**inputs)) drops the outputs
   plan::PlanOptions o = plan::plan_options(c, rt);
   plan::Card card;
   card.name = r.card.empty() ? "measured device" : r.card;

@@ -74,6 +74,8 @@ struct DecoderSpec {
   /// The reference has no SDPA path (GPT-OSS's sinks): the score matrices are kept whatever --attention says.
   bool eager_only = false;
   double attention_dropout = 0.0;  ///< on the attention probabilities in train mode
+  /// The eager softmax runs in fp32 and casts back, as Llama's eager_attention_forward does.
+  bool softmax_fp32 = true;
   double residual_dropout = 0.0;   ///< on the attention and MLP outputs before each residual add
   /// Sliding window per layer (0 = full attention); empty: `window` for every layer.
   std::vector<std::int64_t> windows;

@@ -43,7 +43,7 @@ Value layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l, con
                 {.hidden = d.hidden, .heads = d.heads, .causal = true, .module = attn, .q = attn / "q_proj",
                  .k = attn / "k_proj", .v = attn / "v_proj", .o = attn / "out_proj", .qkv_bias = d.bias,
                  .o_bias = d.bias, .dropout = d.attention_dropout, .output_dropout = d.dropout,
-                  .clamped_scores = true});
+                  .clamped_scores = true, .softmax_fp32 = true});
   h = add(b, h, x, n.add(1));
   if (!pre_norm) h = opt_norm(b, h, n.norm(1, NormKind::LayerNorm), l / "self_attn_layer_norm", d.affine);
   const Value residual = h;

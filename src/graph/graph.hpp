@@ -86,8 +86,11 @@ struct AttentionAttrs {
   /// probability matrices are kept whatever --attention says.
   bool sdpa = true;
   /// The eager path clamps the masked scores (torch.max(scores, finfo.min), OPT), whose backward
-  /// keeps another fp32 [heads, q, kv] matrix; SDPA paths have no clamp.
+  /// keeps another [heads, q, kv] matrix; SDPA paths have no clamp.
   bool clamped_scores = false;
+  /// The eager path runs its softmax in fp32 and casts back (`softmax(w, dtype=torch.float32).to(q.dtype)`,
+  /// Llama-style decoders and OPT): in half precision it keeps the fp32 probabilities and their cast.
+  bool softmax_fp32 = false;
   /// DeBERTa's disentangled attention: c2p scores every query against the relative table projected by
   /// the key projection ([relative_span, head_dim] per head, repeated for every sample), p2c every key
   /// against it projected by the query projection; both add gathered [q, kv] terms to the scores.

@@ -428,11 +428,14 @@ class Builder {
       }
     } else {
       std::int64_t scores = per_token * h * tq * tk;
-      int softmax_bytes = p_.autocast ? 4 : c;  // softmax runs in fp32 under autocast
-      a.saved.push_back({"attention probabilities (softmax output)", scores, softmax_bytes});
-      if (p_.autocast) a.saved.push_back({"attention probabilities (bf16 cast for PV)", scores, 2});
-      // The masked sum is fp32 in both modes: the additive mask is built in fp32.
-      if (at.clamped_scores) a.saved.push_back({"masked scores (kept by the clamp's backward)", scores, 4});
+      // Softmax runs in fp32 under autocast, and wherever the family's eager path asks for it; the
+      // product with v then reads a cast back to the compute dtype, which it keeps.
+      const bool fp32_softmax = p_.autocast || at.softmax_fp32;
+      a.saved.push_back({"attention probabilities (softmax output)", scores, fp32_softmax ? 4 : c});
+      if (fp32_softmax && c < 4) a.saved.push_back({"attention probabilities (cast for PV)", scores, c});
+      // Under autocast the additive mask (fp32) promotes the masked sum to fp32; in pure half it stays half.
+      if (at.clamped_scores)
+        a.saved.push_back({"masked scores (kept by the clamp's backward)", scores, p_.autocast ? 4 : c});
       if (at.dropout > 0) {
         a.saved.push_back({"attention dropout mask", scores, mask_bytes(c)});
         if (!p_.autocast) a.saved.push_back({"dropped attention probabilities", scores, c});

@@ -68,8 +68,12 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
   // A weight used by several nodes gets its gradient at the first backward that reaches it: the
   // last node using it (a tied head, a shared layer group's last application).
   std::map<std::string_view, std::size_t> last_user;
+  // A framework that unties the head (litgpt) stores, trains and optimizes it as a weight of its own.
+  auto owns_storage = [&](const graph::TensorSpec& t) {
+    return t.saved() || (s.untie_head && g.nodes[static_cast<std::size_t>(t.node)].type == graph::NodeType::LMHead);
+  };
   for (const auto& t : g.tensors)
-    if (!t.saved()) {
+    if (!owns_storage(t)) {
       auto& user = last_user[t.tied_to];
       user = std::max(user, static_cast<std::size_t>(t.node));
     }
@@ -78,12 +82,12 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
     const auto& r = roles[i];
     const std::size_t node = static_cast<std::size_t>(t.node);
     if (r.matmul && precision.autocast && full && !t.frozen &&
-        cast_once.insert(t.saved() ? t.name : t.tied_to).second) {
+        cast_once.insert(owns_storage(t) ? t.name : t.tied_to).second) {
       std::int64_t copy = allocator_rounded(elements(t) * precision.compute_bytes, rt);
       static_.autocast_copies += copy;
       node_copies_[node] += copy;
     }
-    if (!t.saved()) {
+    if (!owns_storage(t)) {
       // A tied head shares its weight, not its adapter: the adapter is the head's own.
       if (!full && r.lora_target) {
         trainable_ += r.lora_parameters;
@@ -148,11 +152,11 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
   std::map<std::string_view, std::int64_t> grad_bytes;
   for (std::size_t i = 0; i < g.tensors.size(); ++i) {
     const auto& t = g.tensors[i];
-    if (t.saved() && t.kind != graph::TensorKind::Buffer && roles[i].trained)
+    if (owns_storage(t) && t.kind != graph::TensorKind::Buffer && roles[i].trained)
       grad_bytes[t.name] = allocator_rounded(elements(t) * precision.parameter_bytes, rt);
   }
   for (const auto& t : g.tensors) {
-    const std::string_view key = t.saved() ? std::string_view(t.name) : std::string_view(t.tied_to);
+    const std::string_view key = owns_storage(t) ? std::string_view(t.name) : std::string_view(t.tied_to);
     const auto user = last_user.find(key);
     const auto bytes = grad_bytes.find(key);
     if (user == last_user.end() || bytes == grad_bytes.end()) continue;
@@ -224,6 +228,9 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
   // zero_grad(set_to_none=False) keeps every gradient buffer from the previous step.
   const std::int64_t kept_grads = setup_.keep_gradients ? st.gradients : 0;
   const std::int64_t in_flight = in_flight_bytes(batch);
+  // A loop that holds the outputs keeps this step's logits through backward, and the previous step's
+  // until the forward that replaces them returns.
+  const std::int64_t held_logits = setup_.hold_outputs ? logits : 0;
 
   PhaseMemory fwd{"forward_end", "", 0, {}};
   fwd.terms = {{"parameters", st.parameters},
@@ -232,6 +239,7 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
                {"autocast_weight_copies", st.autocast_copies},
                {"activations", activations},
                {"logits", logits},
+               {"previous_step_logits", held_logits},
                {"loss_buffers", log_softmax + loss_transient},
                {"quantized_weight_dequant", st.dequant_transient},
                {"cublas_workspace", st.workspace}};
@@ -255,8 +263,8 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
     }
     if (!setup_.keep_gradients) grads += node_grads_[k];
     std::int64_t loss_bytes = head_done ? 0 : log_softmax + logits_grad;
-    std::int64_t total = st.parameters + st.optimizer_state + grads + copies + alive + recompute + loss_bytes +
-                         in_flight + node_accumulation_[k] + st.dequant_transient + st.workspace;
+    std::int64_t total = st.parameters + st.optimizer_state + grads + copies + alive + recompute + held_logits +
+                         loss_bytes + in_flight + node_accumulation_[k] + st.dequant_transient + st.workspace;
     // Named terms are built only for a new maximum: solvers probe this walk many times.
     if (total > bwd.allocated) {
       bwd.allocated = total;
@@ -265,6 +273,7 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
                    {"gradients", grads},
                    {"autocast_weight_copies", copies},
                    {"activations", alive + recompute},
+                   {"logits", held_logits},
                    {"loss_buffers", loss_bytes},
                    {"activation_gradients", in_flight},
                    {"shared_weight_gradient_sum", node_accumulation_[k]},

@@ -47,6 +47,12 @@ const std::vector<OptionSpec> kOptions{
     {"keep_gradients", K::Boolean, {}, 0, 0, "",
      "gradient buffers live between steps (zero_grad(set_to_none=False), torch < 2.0's default)",
      "--keep-gradients", ""},
+    {"hold_outputs", K::Boolean, {}, 0, 0, "true",
+     "the loop keeps the model's outputs (logits) through backward, as `outputs = model(**batch)` does; "
+     "HF Trainer and torchtune drop them first",
+     "--hold-outputs", ""},
+    {"untie_head", K::Boolean, {}, 0, 0, "false",
+     "the framework gives the LM head a weight of its own where the checkpoint ties it (litgpt)", "--untie-head", ""},
     {"loss", K::Choice, {"cross-entropy", "chunked", "fused", "logits-sum"}, 0, 0, "cross-entropy",
      "cross-entropy (full logits up-cast to fp32, as transformers) | chunked (per chunk, compute dtype) | fused "
      "(fused linear cross-entropy) | logits-sum (benchmarks' logits.sum())",
@@ -212,6 +218,8 @@ Setup setup_from(const std::map<std::string, std::string>& v, const Runtime& rt)
   s.optimizer_foreach = flag("optimizer_foreach", s.optimizer_foreach);
   s.grad_checkpointing = flag("grad_checkpointing", s.grad_checkpointing);
   s.keep_gradients = flag("keep_gradients", s.keep_gradients);
+  s.hold_outputs = flag("hold_outputs", s.hold_outputs);
+  s.untie_head = flag("untie_head", s.untie_head);
   // Accumulating gradients means the buffers exist before every micro-batch but the first.
   if (as_int(v, "grad_accum", 1) > 1) s.keep_gradients = true;
   if (const auto* t = text("loss")) {

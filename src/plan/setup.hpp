@@ -60,6 +60,14 @@ struct Setup {
   bool grad_checkpointing = false;
   /// zero_grad(set_to_none=False) (torch < 2.0's default): gradient buffers live through the step.
   bool keep_gradients = false;
+  /// The loop keeps the model's outputs (the logits) until the next step's forward returns
+  /// (`outputs = model(**batch); outputs.loss.backward()`, litgpt's `logits = model(x)`): they live
+  /// through backward and beside the next step's. HF Trainer's compute_loss and torchtune's recipes
+  /// drop them before backward.
+  bool hold_outputs = true;
+  /// The framework builds its own module whose LM head is a weight of its own even where the
+  /// checkpoint ties it to the embedding (litgpt's GPT copies wte into lm_head when converting).
+  bool untie_head = false;
   Loss loss = Loss::CrossEntropy;
   std::int64_t loss_chunk = 128;  ///< tokens per chunk (Chunked, Fused)
   std::int64_t loss_chunks = 0;   ///< > 0: split the step's tokens into this many chunks instead (torchtune)

@@ -31,6 +31,8 @@ Json memory_json(const plan::MemoryPlan& m, const plan::Setup& s) {
             {"precision", plan::precision_name(s.precision)},
             {"autocast_bf16", s.precision == plan::Precision::AmpBf16},
             {"keep_gradients", s.keep_gradients},
+            {"hold_outputs", s.hold_outputs},
+            {"untie_head", s.untie_head},
             {"loss", plan::loss_name(s.loss)},
             {"grad_checkpointing", s.grad_checkpointing},
             {"lora_rank", m.mode == plan::Mode::Full ? Json(nullptr) : Json(s.lora_rank)},

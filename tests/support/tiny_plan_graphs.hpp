@@ -7,8 +7,8 @@
 
 namespace neurarch::testing {
 
-// tokens -> embedding(10 x 8) -> FFN 8->16->8 (gelu) -> LM head 8->10 (untied): a 2-layer MLP LM.
-inline graph::Graph tiny_mlp_lm(std::int64_t seq) {
+// tokens -> embedding(10 x 8) -> FFN 8->16->8 (gelu) -> LM head 8->10 (untied unless `tied`): a 2-layer MLP LM.
+inline graph::Graph tiny_mlp_lm(std::int64_t seq, bool tied = false) {
   graph::GraphBuilder b;
   auto x = b.input({seq}, "tokens");
   x = blocks::token_embedding(b, x, "Token_Embedding", graph::Scope("embed"), 10, 8);
@@ -17,7 +17,24 @@ inline graph::Graph tiny_mlp_lm(std::int64_t seq) {
                            {.hidden = 8, .intermediate = 16, .activation = "gelu", .module = graph::Scope("mlp"),
                             .up = graph::Scope("mlp.fc1"), .down = graph::Scope("mlp.fc2")});
   b.set_block(-1);
-  x = blocks::lm_head(b, x, "LM_Head", {.module = graph::Scope("lm_head"), .hidden = 8, .vocab = 10});
+  x = blocks::lm_head(b, x, "LM_Head",
+                      {.module = graph::Scope("lm_head"), .hidden = 8, .vocab = 10,
+                       .tied_weight = tied ? "embed.weight" : ""});
+  return b.finish(x);
+}
+
+// tokens -> embedding(10 x 16) -> one eager-capable attention (2 heads of 8, causal) -> LM head 16->10.
+inline graph::Graph tiny_attention_lm(std::int64_t seq, bool softmax_fp32) {
+  graph::GraphBuilder b;
+  auto x = b.input({seq}, "tokens");
+  x = blocks::token_embedding(b, x, "Token_Embedding", graph::Scope("embed"), 10, 16);
+  b.set_block(0);
+  const graph::Scope attn("attn");
+  x = blocks::attention(b, x, "Attention_0",
+                        {.hidden = 16, .heads = 2, .causal = true, .module = attn, .q = attn / "q", .k = attn / "k",
+                         .v = attn / "v", .o = attn / "o", .softmax_fp32 = softmax_fp32});
+  b.set_block(-1);
+  x = blocks::lm_head(b, x, "LM_Head", {.module = graph::Scope("lm_head"), .hidden = 16, .vocab = 10});
   return b.finish(x);
 }
 

@@ -130,6 +130,53 @@ TEST(PlanSetup, ChunkedLossBoundsTheLogitsTermByTheChunk) {
   EXPECT_EQ(sum.loss_at(1).saved, 0);
 }
 
+TEST(PlanSetup, HeldOutputsKeepTheLogitsThroughBackwardAndBesideTheNextForward) {
+  auto g = tiny_mlp_lm(64);
+  plan::Setup s = with(Precision::Bf16, Optimizer::None);
+  s.loss = Loss::LogitsSum;
+  s.hold_outputs = false;
+  MemoryModel dropped(g, s, exact_runtime());
+  s.hold_outputs = true;
+  MemoryModel held(g, s, exact_runtime());
+  const std::int64_t logits = 64 * 10 * 2;  // [64 tokens, 10] in bf16
+  EXPECT_EQ(term(dropped.at(1), "backward", "logits"), 0);
+  EXPECT_EQ(term(held.at(1), "backward", "logits"), logits);
+  EXPECT_EQ(term(held.at(1), "forward_end", "previous_step_logits"), logits);
+  EXPECT_EQ(held.at(1).peak_allocated - dropped.at(1).peak_allocated, logits);
+}
+
+TEST(PlanSetup, UntiedHeadIsAWeightOfItsOwn) {
+  auto g = tiny_mlp_lm(4, /*tied=*/true);
+  plan::Setup s = with(Precision::Bf16);
+  MemoryModel tied(g, s, exact_runtime());
+  s.untie_head = true;
+  MemoryModel untied(g, s, exact_runtime());
+  const std::int64_t head = 10 * 8;
+  EXPECT_EQ(tied.static_terms().parameters, (kParams - head) * 2);
+  EXPECT_EQ(untied.static_terms().parameters, kParams * 2);
+  EXPECT_EQ(untied.static_terms().gradients, kParams * 2);
+  EXPECT_EQ(untied.static_terms().optimizer_state, kParams * 2 * 2);
+}
+
+TEST(PlanSetup, EagerSoftmaxInFp32KeepsTheFp32ProbabilitiesAndTheirCast) {
+  const std::int64_t scores = 2 * 32 * 32;  // heads x q x kv
+  auto bytes_of = [&](bool fp32_softmax, Precision p) {
+    auto g = tiny_attention_lm(32, fp32_softmax);
+    plan::Setup s = with(p, Optimizer::None);
+    s.attention = AttentionImpl::Eager;
+    MemoryModel m(g, s, exact_runtime());
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+      if (g.nodes[i].name == "Attention_0") return m.node_activation_bytes(static_cast<int>(i), 1);
+    return std::int64_t{-1};
+  };
+  // Pure bf16: a half softmax keeps its half output; an fp32 one keeps fp32 and the bf16 cast.
+  EXPECT_EQ(bytes_of(true, Precision::Bf16) - bytes_of(false, Precision::Bf16), scores * (4 + 2 - 2));
+  // fp32 training: nothing to cast.
+  EXPECT_EQ(bytes_of(true, Precision::Fp32), bytes_of(false, Precision::Fp32));
+  // Autocast runs softmax in fp32 either way.
+  EXPECT_EQ(bytes_of(true, Precision::AmpBf16), bytes_of(false, Precision::AmpBf16));
+}
+
 TEST(PlanSetup, AdapterDtypeAndDora) {
   auto g = tiny_mlp_lm(4);
   plan::Setup s = with(Precision::Bf16);

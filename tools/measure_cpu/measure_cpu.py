@@ -105,29 +105,54 @@ def run(args) -> dict:
     model.train()
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     params = [p for p in model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=1e-5, foreach=args.foreach)
+    no_optimizer = args.optimizer == "none"
+    optimizer = None if no_optimizer else torch.optim.AdamW(params, lr=1e-5, foreach=args.foreach)
     kwargs = inputs_for(class_name, config, args.batch, args.seq, args.image_size, dtype)
+    if args.loss == "logits-sum":
+        kwargs.pop("labels", None)  # a benchmark calls the model without labels: no loss inside it
     autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if precision == "amp-bf16" \
         else contextlib.nullcontext
+
+    # The loop as the row's setup runs it: the model's loss from labels, or a benchmark's
+    # logits.sum(); the outputs dropped before backward (HF Trainer) or held by the loop variable
+    # until the next step's forward returns (`outputs = model(**batch)`).
+    held = {}
+
+    def loss_from(outputs):
+        if args.loss == "logits-sum":
+            return outputs.logits.sum()
+        return measure.loss_of(outputs)
 
     def step(counter=None):
         ph = counter.phase if counter else (lambda _n: contextlib.nullcontext())
         with ph("forward"):
             with autocast():
-                loss = measure.loss_of(model(**kwargs))
+                if args.hold_outputs:
+                    held["outputs"] = model(**kwargs)
+                    loss = loss_from(held["outputs"])
+                else:
+                    loss = loss_from(model(**kwargs))
         with ph("backward"):
             loss.backward()
             del loss
+        if no_optimizer:
+            model.zero_grad(set_to_none=True)
+            return
         with ph("optimizer"):
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
 
     # A first step creates the optimizer state, so the measured step is a steady-state one; zero
     # gradients stand in for a real forward and backward (the moments' size is all that matters).
-    for p in params:
-        p.grad = torch.zeros_like(p)
-    optimizer.step()
-    optimizer.zero_grad(set_to_none=True)
+    if no_optimizer:
+        step()  # a held loop then has the previous step's outputs alive, as in steady state
+    else:
+        for p in params:
+            p.grad = torch.zeros_like(p)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        if args.hold_outputs:
+            step()
     counter = StepCounter()
     t0 = time.perf_counter()
     with counter.profiling():
@@ -150,8 +175,10 @@ def run(args) -> dict:
         "mode": "lora" if lora else "full",
         "precision": precision,
         "dtype": str(dtype).replace("torch.", ""),
-        "optimizer": "adamw",
+        "optimizer": args.optimizer,
         "foreach": bool(args.foreach),
+        "loss": args.loss,
+        "hold_outputs": bool(args.hold_outputs),
         "lora": {"rank": args.lora_rank, "alpha": 2 * args.lora_rank, "dropout": args.lora_dropout} if lora else None,
         "attention": attention,
         "batch": args.batch,
@@ -161,7 +188,7 @@ def run(args) -> dict:
         "baseline_bytes": r.baseline,
         "forward_peak_bytes": r.peaks["forward"],
         "backward_peak_bytes": r.peaks["backward"],
-        "optimizer_peak_bytes": r.peaks["optimizer"],
+        "optimizer_peak_bytes": r.peaks.get("optimizer", 0),
         "overall_peak_bytes": r.overall,
         # The counter's own check: the live bytes after the step, counted from the events and
         # found by walking Python's objects, agree when no allocation escaped the profiler.
@@ -186,6 +213,12 @@ def main(argv=None) -> int:
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--precision", choices=PRECISIONS, default="fp32")
     ap.add_argument("--foreach", type=int, choices=(0, 1), default=1, help="AdamW multi-tensor (1) or for-loop (0)")
+    ap.add_argument("--optimizer", choices=("adamw", "none"), default="adamw",
+                    help="none: forward + backward only (benchmarks)")
+    ap.add_argument("--loss", choices=("model", "logits-sum"), default="model",
+                    help="the model's loss from labels, or a benchmark's logits.sum()")
+    ap.add_argument("--hold-outputs", type=int, choices=(0, 1), default=0,
+                    help="keep the outputs in a loop variable through backward and the next forward")
     ap.add_argument("--lora-dropout", type=float, help="LoRA through peft with this dropout (bf16 base + autocast)")
     ap.add_argument("--lora-rank", type=int, default=16)
     ap.add_argument("--attention", choices=("sdpa", "eager"), default="sdpa")
