@@ -25,7 +25,7 @@
 #include "cli/trace_request.hpp"
 #include "plan/options.hpp"
 #include "render/render.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 
 namespace neurarch::cli {
 namespace {

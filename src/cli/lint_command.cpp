@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 #include "resolve/resolver.hpp"
 
 namespace neurarch::cli {
@@ -30,11 +30,11 @@ Checked check(const std::string& spec, const lint::Options& options, int& failur
     resolve::ResolveOptions ro;
     ro.offline = std::getenv("HF_HUB_OFFLINE") != nullptr;
     const auto model = resolve::resolve(spec, ro);
-    report::TraceOptions to;
+    pipeline::TraceOptions to;
     to.build.seq = options.seq;
     // Findings never depend on checkpoint headers; skipping them keeps a CI sweep fast.
     to.read_checkpoint = false;
-    const auto r = report::trace(model, to);
+    const auto r = pipeline::trace(model, to);
     c.model_type = r.model.model_type;
     c.class_name = r.model.class_name;
     c.findings = lint::run(r, options);
