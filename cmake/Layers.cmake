@@ -1,15 +1,37 @@
 # One object library per folder of src/ (DuckDB's habit), built from the table in src/layers.txt:
 # neurarch_src_<folder> holds the folder's *.cpp files (globbed, so a new family file needs no edit here)
-# and links the libraries of the folders its line names. Each folder compiles against an include view,
-# build/layer_includes/<folder>/, that links in only the folders it may use, so a stray
-# `#include "render/..."` in src/plan/ fails to compile. neurarch_core (CMakeLists.txt) bundles them.
-# The check that also covers headers runs on every build and as the ctest `layering`.
+# and links the libraries of the folders its line names. neurarch_core (CMakeLists.txt) bundles them.
+# The include check below fails the build when a file under src/ includes a header of a folder its own
+# may not use; it runs on every build that touches src/ and as the ctest `layering`.
 include(${CMAKE_CURRENT_LIST_DIR}/LayerTable.cmake)
 neurarch_read_layers(${CMAKE_SOURCE_DIR}/src)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/layers.txt)
 
+# With NEURARCH_LAYER_VIEWS the compiler enforces the table too: each folder compiles against
+# build/layer_includes/<folder>/, which links in only the folders it may use, so a stray
+# `#include "render/..."` in src/plan/ is "No such file". Off by default: it changes every compile
+# command, so the shared compiler cache of the other work trees no longer serves this one.
+option(NEURARCH_LAYER_VIEWS "Compile each src/ folder against only the headers of the folders it may use" OFF)
+
+# What every folder compiles with: the JSON and fmt headers, the warnings, and cpp-httplib's defines,
+# which change its ABI; they reach every folder, as when src/ was one library, because the tests
+# that include the server's headers compile with them too.
+add_library(neurarch_src_common INTERFACE)
+target_link_libraries(neurarch_src_common INTERFACE nlohmann_json::nlohmann_json fmt::fmt neurarch_warnings)
+
 set(NEURARCH_LAYER_TARGETS "")
 foreach(layer IN LISTS NEURARCH_LAYERS)
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/${layer}/*.cpp)
+  add_library(neurarch_src_${layer} OBJECT ${sources})
+  target_link_libraries(neurarch_src_${layer} PRIVATE neurarch_src_common)
+  foreach(used IN LISTS NEURARCH_LAYER_USES_${layer})
+    target_link_libraries(neurarch_src_${layer} PUBLIC neurarch_src_${used})
+  endforeach()
+  list(APPEND NEURARCH_LAYER_TARGETS neurarch_src_${layer})
+  if(NOT NEURARCH_LAYER_VIEWS)
+    target_include_directories(neurarch_src_${layer} PRIVATE ${CMAKE_SOURCE_DIR}/src)
+    continue()
+  endif()
   set(view ${CMAKE_BINARY_DIR}/layer_includes/${layer})
   file(MAKE_DIRECTORY ${view})
   file(GLOB linked LIST_DIRECTORIES true ${view}/*)
@@ -24,15 +46,7 @@ foreach(layer IN LISTS NEURARCH_LAYERS)
       file(CREATE_LINK ${CMAKE_SOURCE_DIR}/src/${used} ${view}/${used} SYMBOLIC)
     endif()
   endforeach()
-
-  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/${layer}/*.cpp)
-  add_library(neurarch_src_${layer} OBJECT ${sources})
   target_include_directories(neurarch_src_${layer} PRIVATE ${view})
-  target_link_libraries(neurarch_src_${layer} PUBLIC nlohmann_json::nlohmann_json fmt::fmt PRIVATE neurarch_warnings)
-  foreach(used IN LISTS NEURARCH_LAYER_USES_${layer})
-    target_link_libraries(neurarch_src_${layer} PUBLIC neurarch_src_${used})
-  endforeach()
-  list(APPEND NEURARCH_LAYER_TARGETS neurarch_src_${layer})
 endforeach()
 
 file(GLOB_RECURSE neurarch_layered_files CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/*.cpp ${CMAKE_SOURCE_DIR}/src/*.hpp
