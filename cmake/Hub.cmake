@@ -1,7 +1,7 @@
 # The online Hub client (src/hub) talks HTTP through libcurl; its tests run a fake Hub on
 # loopback with cpp-httplib. Debian: libcurl4-openssl-dev, libcpp-httplib-dev.
 find_package(CURL REQUIRED)
-target_link_libraries(neurarch_core PRIVATE CURL::libcurl)
+target_link_libraries(neurarch_src_hub PRIVATE CURL::libcurl)
 
 # cpp-httplib comes three ways: upstream's CMake config, Debian's split build (a header plus a
 # compiled library whose ABI depends on the defines in its pkg-config file), or a lone header.

@@ -14,7 +14,7 @@ find_package(pybind11 2.10 CONFIG REQUIRED)
 
 # A static library linked into a shared module has to be position-independent. Debian's g++
 # already defaults to -fPIE, so the command-line tool loses nothing measurable.
-set_target_properties(neurarch_core PROPERTIES POSITION_INDEPENDENT_CODE ON)
+set_target_properties(neurarch_core ${NEURARCH_LAYER_TARGETS} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 file(GLOB NEURARCH_PYTHON_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/python/src/*.cpp)
 pybind11_add_module(neurarch_python MODULE ${NEURARCH_PYTHON_SOURCES})

@@ -20,6 +20,7 @@ if(NOT NEURARCH_HAVE_HTTPLIB)
   message(FATAL_ERROR "cpp-httplib not found (Debian: libcpp-httplib-dev); `neurarch-trace serve` needs it")
 endif()
 target_link_libraries(neurarch_core PUBLIC neurarch_httplib)
+target_link_libraries(neurarch_src_common INTERFACE neurarch_httplib)
 
 # End-to-end test in headless Chromium: starts the server on a free loopback port, drives the
 # pages with playwright-core (tests/e2e), saves a screenshot under build/e2e/.

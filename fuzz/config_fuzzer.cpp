@@ -21,7 +21,7 @@
 #include "lint/lint.hpp"
 #include "plan/hardware.hpp"
 #include "render/render.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 
 namespace {
 
@@ -65,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   model.config_origin = "config.json";
   model.config_text.assign(reinterpret_cast<const char*>(data), config_size);
 
-  neurarch::report::TraceOptions options;
+  neurarch::pipeline::TraceOptions options;
   options.read_checkpoint = false;
   options.lint = in.ConsumeBool();
   if (in.ConsumeBool()) options.build.seq = in.ConsumeIntegralInRange<std::int64_t>(-2, 1 << 16);
@@ -101,7 +101,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   constexpr std::int64_t kBudget = 1 << 15;
   const neurarch::graph::BudgetScope budget({kBudget, kBudget, std::nullopt});
   try {
-    auto r = neurarch::report::trace(model, options);
+    auto r = neurarch::pipeline::trace(model, options);
     check(static_cast<std::int64_t>(r.graph.nodes.size()) <= kBudget);
     check(static_cast<std::int64_t>(r.graph.tensors.size()) <= kBudget);
     r.checkpoint = neurarch::checkpoint::compare(r.graph, checkpoint_of(r.graph, in));

@@ -8,7 +8,7 @@
 
 #include "core/embedded_data.hpp"
 #include "plan/memory.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 #include "resolve/resolver.hpp"
 
 namespace neurarch::calibration {
@@ -107,14 +107,14 @@ CpuEvaluation evaluate_cpu(const std::vector<CpuRow>& rows, const fs::path& conf
       try {
         resolve::ResolveOptions ro;
         ro.offline = true;
-        report::TraceOptions to;
+        pipeline::TraceOptions to;
         to.build.class_name = row.class_name;
         to.build.seq = row.seq;
         to.build.target_seq = row.seq;  // the step trains the decoder on labels as long as the input
         to.build.image_size = row.image_size;
         to.read_checkpoint = false;
         to.lint = false;
-        it = graphs.emplace(graph_key(row), report::trace(resolve::resolve(config.string(), ro), to)).first;
+        it = graphs.emplace(graph_key(row), pipeline::trace(resolve::resolve(config.string(), ro), to)).first;
       } catch (const Error& e) {
         record_error(e.kind(), fmt::format("{}: {}", row.where(), e.what()));
         continue;

@@ -12,7 +12,7 @@
 
 #include "core/error.hpp"
 #include "plan/plan.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 #include "resolve/resolver.hpp"
 
 namespace neurarch::calibration {
@@ -283,13 +283,13 @@ PublishedEvaluation evaluate_published(const std::vector<PublishedRow>& rows, co
         if (it == graphs.end()) {
           resolve::ResolveOptions ro;
           ro.offline = true;
-          report::TraceOptions to;
+          pipeline::TraceOptions to;
           to.build.class_name = setup.class_name;
           to.build.seq = row.seq;
           to.build.image_size = row.image_size;
           to.read_checkpoint = false;
           to.lint = false;
-          it = graphs.emplace(key, report::trace(resolve::resolve(config.string(), ro), to)).first;
+          it = graphs.emplace(key, pipeline::trace(resolve::resolve(config.string(), ro), to)).first;
         }
         plan::PlanOptions o = plan::plan_options(setup.choices, runtime);
         if (card) o.cards = {*card};

@@ -11,7 +11,7 @@
 
 #include "plan/options.hpp"
 #include "plan/plan.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 #include "resolve/resolver.hpp"
 
 namespace neurarch::calibration {
@@ -140,13 +140,13 @@ Evaluation evaluate(const std::vector<MeasuredRow>& rows, const EvaluateOptions&
       try {
         resolve::ResolveOptions ro;
         ro.offline = true;
-        report::TraceOptions to;
+        pipeline::TraceOptions to;
         to.build.class_name = row.class_name;
         to.build.seq = row.seq_len;
         to.build.image_size = row.image_size;
         to.read_checkpoint = false;
         to.lint = false;
-        it = graphs.emplace(key, report::trace(resolve::resolve(config.string(), ro), to)).first;
+        it = graphs.emplace(key, pipeline::trace(resolve::resolve(config.string(), ro), to)).first;
       } catch (const Error& e) {
         record_error(e.kind(), fmt::format("{}: {}", where_config(row), e.what()));
         continue;

@@ -1,6 +1,6 @@
 #pragma once
 // The planner against measured fine-tuning runs: every row of every CSV in a folder is planned
-// with report::trace + plan::make_plan (the same code `neurarch-trace --plan` runs) and compared
+// with pipeline::trace + plan::make_plan (the same code `neurarch-trace --plan` runs) and compared
 // with what the GPU reported.
 #include <cstdint>
 #include <filesystem>

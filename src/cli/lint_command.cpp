@@ -3,13 +3,16 @@
 #include "cli/output.hpp"
 
 #include <cstdlib>
+#include <memory>
+#include <optional>
 #include <ostream>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 #include "resolve/resolver.hpp"
 
 namespace neurarch::cli {
@@ -30,11 +33,11 @@ Checked check(const std::string& spec, const lint::Options& options, int& failur
     resolve::ResolveOptions ro;
     ro.offline = std::getenv("HF_HUB_OFFLINE") != nullptr;
     const auto model = resolve::resolve(spec, ro);
-    report::TraceOptions to;
+    pipeline::TraceOptions to;
     to.build.seq = options.seq;
     // Findings never depend on checkpoint headers; skipping them keeps a CI sweep fast.
     to.read_checkpoint = false;
-    const auto r = report::trace(model, to);
+    const auto r = pipeline::trace(model, to);
     c.model_type = r.model.model_type;
     c.class_name = r.model.class_name;
     c.findings = lint::run(r, options);
@@ -121,6 +124,25 @@ int run_lint_command(const std::vector<std::string>& models, const std::string& 
   out << std::flush;
   if (failure_code != 0) return failure_code;
   return tripped ? 1 : 0;
+}
+
+Command add_lint_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("lint", "run the verifier over models; non-zero exit at or above --fail-on");
+  struct LintArgs {
+    std::vector<std::string> models;
+    std::string fail_on = "error", format = "text";
+    std::optional<std::int64_t> seq;
+    bool lora = false;
+  };
+  auto a = std::make_shared<LintArgs>();
+  sub->add_option("models", a->models, "model ids, config.json files or folders")->required();
+  sub->add_option("--fail-on", a->fail_on, "error | warn | info")->check(CLI::IsMember({"error", "warn", "info"}));
+  sub->add_option("--format,-f", a->format, "text | json")->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("--seq", a->seq, "the sequence length you plan to train at");
+  sub->add_flag("--lora", a->lora, "you plan LoRA fine-tuning");
+  return {sub, [a](std::ostream& out, std::ostream& err) {
+            return run_lint_command(a->models, a->fail_on, a->format, out, err, {a->seq, a->lora});
+          }};
 }
 
 }  // namespace neurarch::cli

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.hpp"
 #include "lint/lint.hpp"
 
 namespace neurarch::cli {
@@ -15,5 +16,8 @@ namespace neurarch::cli {
 /// 5 I/O) when a model cannot be traced at all; the other models are still checked.
 int run_lint_command(const std::vector<std::string>& models, const std::string& fail_on, const std::string& format,
                      std::ostream& out, std::ostream& err, const lint::Options& options = {});
+
+/// Registers `lint MODEL... [--fail-on] [--format] [--seq] [--lora]` on `app`, which runs the above.
+Command add_lint_command(CLI::App& app);
 
 }  // namespace neurarch::cli

@@ -1,10 +1,11 @@
 #pragma once
 // `neurarch-trace serve [--host H] [--port P] [--db FILE] ...`: the web server (src/server).
-#include <iosfwd>
+#include "cli/command.hpp"
 
 namespace neurarch::cli {
 
-/// argv[0] is "serve". Blocks until SIGINT or SIGTERM; returns the process exit code.
-int run_serve_command(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+/// Registers `serve` on `app`. Running it blocks until SIGINT or SIGTERM; exit 0 after a clean stop,
+/// 2 on a bad option, 5 when the address or the database cannot be opened.
+Command add_serve_command(CLI::App& app);
 
 }  // namespace neurarch::cli

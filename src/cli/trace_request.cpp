@@ -9,7 +9,7 @@
 
 #include "core/error.hpp"
 #include "hub/hub.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 
 namespace neurarch::cli {
 namespace {
@@ -56,7 +56,7 @@ report::Report trace(const std::string& model, const TraceRequest& request, std:
 
 report::Report trace(resolve::ResolvedModel model, const TraceRequest& request) {
   if (model.model_dir) model.model_dir = hub::checkpoint_dir(*model.model_dir);
-  report::TraceOptions to;
+  pipeline::TraceOptions to;
   to.build.class_name = request.class_name;
   to.build.seq = request.seq;
   to.build.image_size = request.image_size;
@@ -64,7 +64,7 @@ report::Report trace(resolve::ResolvedModel model, const TraceRequest& request) 
   to.read_checkpoint = !request.no_checkpoint;
   if (!request.checkpoint.empty()) to.checkpoint = fs::path(request.checkpoint);
   if (request.plan) to.plan = plan_options(*request.plan);
-  auto r = report::trace(model, to);
+  auto r = pipeline::trace(model, to);
   if (model.model_dir)
     if (auto info = hub::cached_model_info(*model.model_dir))
       r.hub = report::HubFacts{info->sha, info->last_modified, info->gated, info->downloads, info->likes,

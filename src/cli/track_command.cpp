@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
@@ -40,24 +41,14 @@ int guarded(std::ostream& err, const char* command, Body body) {
   }
 }
 
-}  // namespace
-
-int run_track_command(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app{"neurarch-trace track: follow a model repository's revisions and classify what each one changed",
-               "neurarch-trace track"};
+struct TrackArgs {
   std::string repo, id, ref = "HEAD", db_path, format = "text", progress = "auto";
-  app.add_option("repo", repo, "a local clone (GIT_LFS_SKIP_SMUDGE=1 git clone ...) or org/name on the Hub")->required();
-  app.add_option("--id", id, "org/name to store the history under (default: from the clone's origin URL)");
-  app.add_option("--ref", ref, "branch, tag or commit to follow (default HEAD; on the Hub: main)");
-  app.add_option("--db", db_path, "change database (default: $NEURARCH_TRACK_DB or ~/.local/share/neurarch/changes.db)");
-  app.add_option("--format,-f", format, "text | json")->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--progress", progress, "auto (on a terminal) | always | never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  try {
-    app.parse(argc - 1, argv + 1);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e, out, err);
-  }
+};
+
+int run_track(TrackArgs& args, std::ostream& out, std::ostream& err) {
+  const std::string &repo = args.repo, &ref = args.ref, &db_path = args.db_path, &format = args.format,
+                    &progress = args.progress;
+  std::string& id = args.id;
   return guarded(err, "track", [&] {
     std::unique_ptr<track::RevisionSource> source;
     std::string kind;
@@ -105,20 +96,14 @@ int run_track_command(int argc, const char* const* argv, std::ostream& out, std:
   });
 }
 
-int run_changes_command(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app{"neurarch-trace changes: a tracked model's change history, or its OSV advisories", "neurarch-trace changes"};
+struct ChangesArgs {
   std::string id, db_path, format = "text", osv_dir;
   bool breaking_only = false;
-  app.add_option("model", id, "org/name as tracked")->required();
-  app.add_option("--db", db_path, "change database (default: $NEURARCH_TRACK_DB or ~/.local/share/neurarch/changes.db)");
-  app.add_option("--format,-f", format, "text | json | markdown")->check(CLI::IsMember({"text", "json", "markdown"}));
-  app.add_option("--osv", osv_dir, "write one OSV advisory JSON per breaking change into this folder");
-  app.add_flag("--breaking-only", breaking_only, "list breaking changes only");
-  try {
-    app.parse(argc - 1, argv + 1);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e, out, err);
-  }
+};
+
+int run_changes(ChangesArgs& args, std::ostream& out, std::ostream& err) {
+  const std::string &id = args.id, &db_path = args.db_path, &format = args.format, &osv_dir = args.osv_dir;
+  const bool breaking_only = args.breaking_only;
   return guarded(err, "changes", [&] {
     const std::string path = db_path.empty() ? track::default_store_path() : db_path;
     if (path != ":memory:" && !fs::exists(path))
@@ -153,6 +138,32 @@ int run_changes_command(int argc, const char* const* argv, std::ostream& out, st
     out << std::flush;
     return 0;
   });
+}
+
+}  // namespace
+
+Command add_track_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("track", "follow a model repository's revisions and classify what each one changed");
+  auto a = std::make_shared<TrackArgs>();
+  sub->add_option("repo", a->repo, "a local clone (GIT_LFS_SKIP_SMUDGE=1 git clone ...) or org/name on the Hub")->required();
+  sub->add_option("--id", a->id, "org/name to store the history under (default: from the clone's origin URL)");
+  sub->add_option("--ref", a->ref, "branch, tag or commit to follow (default HEAD; on the Hub: main)");
+  sub->add_option("--db", a->db_path, "change database (default: $NEURARCH_TRACK_DB or ~/.local/share/neurarch/changes.db)");
+  sub->add_option("--format,-f", a->format, "text | json")->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("--progress", a->progress, "auto (on a terminal) | always | never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  return {sub, [a](std::ostream& out, std::ostream& err) { return run_track(*a, out, err); }};
+}
+
+Command add_changes_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("changes", "a tracked model's change history, or its OSV advisories");
+  auto a = std::make_shared<ChangesArgs>();
+  sub->add_option("model", a->id, "org/name as tracked")->required();
+  sub->add_option("--db", a->db_path, "change database (default: $NEURARCH_TRACK_DB or ~/.local/share/neurarch/changes.db)");
+  sub->add_option("--format,-f", a->format, "text | json | markdown")->check(CLI::IsMember({"text", "json", "markdown"}));
+  sub->add_option("--osv", a->osv_dir, "write one OSV advisory JSON per breaking change into this folder");
+  sub->add_flag("--breaking-only", a->breaking_only, "list breaking changes only");
+  return {sub, [a](std::ostream& out, std::ostream& err) { return run_changes(*a, out, err); }};
 }
 
 }  // namespace neurarch::cli

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
@@ -39,28 +40,15 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-}  // namespace
-
-int run_validate(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app{"neurarch-trace validate: the memory planner against measured fine-tuning runs (calibration/measure.py)",
-               "neurarch-trace validate"};
+struct ValidateArgs {
   std::string dir, format = "text", config_root, runtime_file;
   std::vector<std::string> config_dirs;
-  app.add_option("dir", dir,
-                 "folder of measured CSV files (calibration/measured/), or a JSON list of published rows "
-                 "(measurements/published/rows.json)")
-      ->required();
-  app.add_option("--configs", config_dirs,
-                 "published rows: folders holding the models' config.json as ORG--NAME.json (default: the rows' "
-                 "configs/ folder and ../../corpus/configs)");
-  app.add_option("--format,-f", format, "text | json")->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--config-root", config_root, "folder the rows' config paths are relative to (default: DIR/..)");
-  app.add_option("--runtime", runtime_file, "runtime constants JSON (default: the bundled data/runtime.json)");
-  try {
-    app.parse(argc - 1, argv + 1);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e, out, err);
-  }
+};
+
+int run_validate(const ValidateArgs& args, std::ostream& out, std::ostream& err) {
+  const std::string &dir = args.dir, &format = args.format, &config_root = args.config_root,
+                    &runtime_file = args.runtime_file;
+  const std::vector<std::string>& config_dirs = args.config_dirs;
   // A folder of CPU-measured steps (tools/measure_cpu writes JSON lines) is judged phase by phase.
   if (calibration::has_cpu_rows(dir)) return run_validate_cpu(dir, config_root, runtime_file, out, err);
 
@@ -111,6 +99,24 @@ int run_validate(int argc, const char* const* argv, std::ostream& out, std::ostr
     err << "neurarch-trace validate: internal error: " << e.what() << "\n";
     return 70;
   }
+}
+
+}  // namespace
+
+Command add_validate_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("validate", "the memory planner against measured fine-tuning runs (calibration/measure.py)");
+  auto a = std::make_shared<ValidateArgs>();
+  sub->add_option("dir", a->dir,
+                  "folder of measured CSV files (calibration/measured/), or a JSON list of published rows "
+                  "(measurements/published/rows.json)")
+      ->required();
+  sub->add_option("--configs", a->config_dirs,
+                  "published rows: folders holding the models' config.json as ORG--NAME.json (default: the rows' "
+                  "configs/ folder and ../../corpus/configs)");
+  sub->add_option("--format,-f", a->format, "text | json")->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("--config-root", a->config_root, "folder the rows' config paths are relative to (default: DIR/..)");
+  sub->add_option("--runtime", a->runtime_file, "runtime constants JSON (default: the bundled data/runtime.json)");
+  return {sub, [a](std::ostream& out, std::ostream& err) { return run_validate(*a, out, err); }};
 }
 
 }  // namespace neurarch::cli

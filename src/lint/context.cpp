@@ -157,22 +157,12 @@ std::int64_t Context::layers() const {
 
 bool Context::learned_positions() const { return first({NodeType::LearnedPosEmbed}) != nullptr; }
 
+// RoPE is recorded by the attention blocks that apply it (AttentionAttrs::rotary); the config and the
+// model type are not asked, so a relative or ALiBi scheme never reads as rotary.
 bool Context::rotary() const {
   for (const auto& n : r_.graph.nodes)
     if (n.attention && n.attention->rotary) return true;
-  // Families that predate the `rotary` flag: a token model with no position table rotates q/k,
-  // unless its config names a relative scheme (T5 buckets, DeBERTa, NEZHA) or ALiBi (BLOOM, MPT,
-  // Falcon's alibi switch), which extrapolate in their own way.
-  if (r_.graph.input_kind != "tokens" || learned_positions()) return false;
-  for (auto k : {"relative_attention_num_buckets", "relative_attention", "position_buckets", "max_relative_position",
-                 "max_relative_positions"})
-    if (value(k)) return false;
-  if (const auto* a = value("alibi"); a && a->is_boolean() && a->get<bool>()) return false;
-  if (const auto* a = value("attn_config"); a && a->is_object() && a->value("alibi", false)) return false;
-  if (model_type() == "bloom" || model_type() == "mpt") return false;
-  // Hybrids whose attention has no position encoding at all (the Mamba layers carry order).
-  if (model_type() == "jamba" || model_type() == "zamba") return false;
-  return first_attention() != nullptr;
+  return false;
 }
 
 std::optional<std::int64_t> Context::max_positions() const {

@@ -10,7 +10,7 @@
 #include "model/declared_sizes.hpp"
 #include "plan/plan.hpp"
 #include "render/render.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 #include "resolve/resolver.hpp"
 
 namespace neurarch::server {
@@ -136,7 +136,7 @@ report::Report ReportService::trace(const Source& src, const RequestOptions& opt
   m.config_text = src.config_text;
   m.config_origin = src.source == "pasted" ? "config" : "config.json of " + src.id;
   m.model_dir = src.model_dir;
-  report::TraceOptions to;
+  pipeline::TraceOptions to;
   to.build = options.build;
   // One request's budget: the declared sizes at the requested batch are checked before anything is
   // built, then the builder stops at the budget's nodes, tensors or deadline.
@@ -144,7 +144,7 @@ report::Report ReportService::trace(const Source& src, const RequestOptions& opt
   try {
     model::check_declared_sizes(Config::parse(m.config_text, m.config_origin), options.build,
                                 std::max(options.plan.full.batch, options.plan.lora.batch));
-    auto r = report::trace(m, to);
+    auto r = pipeline::trace(m, to);
     graph::check_deadline("tracing the model");
     // A model that does not forward-pass still gets its page; there is just nothing to plan.
     if (r.graph.forward.ok) r.plan = plan::make_plan(r.graph, options.plan);

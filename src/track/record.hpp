@@ -19,7 +19,7 @@ struct TensorFact {
 };
 using TensorTable = std::map<std::string, TensorFact>;
 
-/// config.json and the graph rebuilt from it (report::trace and the planner, never re-derived).
+/// config.json and the graph rebuilt from it (pipeline::trace and the planner, never re-derived).
 struct ConfigFacts {
   std::string blob;            ///< git object id of config.json; "" when absent
   std::optional<nlohmann::json> json;  ///< the parsed config; nullopt when absent or unreadable

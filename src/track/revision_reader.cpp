@@ -7,7 +7,7 @@
 #include "core/limits.hpp"
 #include "plan/hardware.hpp"
 #include "plan/memory.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 #include "track/lfs.hpp"
 #include "track/tokenizer_facts.hpp"
 
@@ -41,10 +41,10 @@ ConfigFacts config_facts(const std::string& text, const std::string& blob, const
   }
   try {
     resolve::ResolvedModel model{origin, "", "git", text, origin, std::nullopt};
-    report::TraceOptions options;
+    pipeline::TraceOptions options;
     options.read_checkpoint = false;
     options.lint = false;
-    const report::Report r = report::trace(model, options);
+    const report::Report r = pipeline::trace(model, options);
     f.graph = true;
     f.model_type = r.model.model_type;
     f.class_name = r.model.class_name;

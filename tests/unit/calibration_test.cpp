@@ -24,7 +24,7 @@
 #include "cli/validate_command.hpp"
 #include "core/error.hpp"
 #include "plan/plan.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 #include "resolve/resolver.hpp"
 
 namespace fs = std::filesystem;
@@ -275,13 +275,13 @@ Predicted predict(const std::string& config, const std::string& cls, const std::
                   std::optional<std::int64_t> seq, std::optional<std::int64_t> image, std::int64_t card_bytes) {
   neurarch::resolve::ResolveOptions ro;
   ro.offline = true;
-  neurarch::report::TraceOptions to;
+  neurarch::pipeline::TraceOptions to;
   to.build.class_name = cls;
   to.build.seq = seq;
   to.build.image_size = image;
   to.read_checkpoint = false;
   to.lint = false;
-  auto r = neurarch::report::trace(neurarch::resolve::resolve((kCalibration / config).string(), ro), to);
+  auto r = neurarch::pipeline::trace(neurarch::resolve::resolve((kCalibration / config).string(), ro), to);
   neurarch::plan::PlanOptions o;
   o.full.batch = o.lora.batch = batch;
   o.full.mode = neurarch::plan::Mode::Full;
@@ -480,13 +480,13 @@ TEST(CalibrationCases, EveryCasePlansAndTheRunsSpanTheFamilies) {
           ++cases;
           neurarch::resolve::ResolveOptions ro;
           ro.offline = true;
-          neurarch::report::TraceOptions to;
+          neurarch::pipeline::TraceOptions to;
           to.build.class_name = c["class"];
           if (text) to.build.seq = size.get<std::int64_t>();
           else to.build.image_size = size.get<std::int64_t>();
           to.read_checkpoint = false;
           to.lint = false;
-          auto r = neurarch::report::trace(
+          auto r = neurarch::pipeline::trace(
               neurarch::resolve::resolve((kCalibration / c["config"].get<std::string>()).string(), ro), to);
           ASSERT_TRUE(r.graph.forward.ok) << r.graph.forward.reason;
           families.insert(r.model.model_type);

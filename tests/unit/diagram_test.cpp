@@ -11,7 +11,7 @@
 #include "families/family.hpp"
 #include "render/diagram.hpp"
 #include "render/render.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 #include "resolve/resolver.hpp"
 #include "support/groundtruth.hpp"
 #include "support/shared_data.hpp"
@@ -21,8 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-report::TraceOptions options(const std::string& class_name, bool with_plan) {
-  report::TraceOptions to;
+pipeline::TraceOptions options(const std::string& class_name, bool with_plan) {
+  pipeline::TraceOptions to;
   to.build.class_name = class_name;
   to.read_checkpoint = false;
   if (with_plan) {
@@ -38,7 +38,7 @@ report::Report from_catalogue(const std::string& id, const std::string& class_na
   resolve::ResolveOptions ro;
   ro.offline = true;
   ro.hub_cache = fs::temp_directory_path() / "neurarch_diagram_no_cache";
-  return report::trace(resolve::resolve_repo_id(id, ro), options(class_name, with_plan));
+  return pipeline::trace(resolve::resolve_repo_id(id, ro), options(class_name, with_plan));
 }
 
 // A ground-truth case file's config, built as the case's class.
@@ -54,7 +54,7 @@ std::optional<report::Report> from_case(const fs::path& file, const std::string&
   m.source = "path";
   m.config_text = j.at("config").dump();
   m.config_origin = file.string();
-  return report::trace(m, options(class_name, false));
+  return pipeline::trace(m, options(class_name, false));
 }
 
 // ../shared/groundtruth/defaults/<type>/<Class>.json.

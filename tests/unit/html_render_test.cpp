@@ -7,7 +7,7 @@
 
 #include "plan/plan.hpp"
 #include "render/render.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 #include "resolve/resolver.hpp"
 
 namespace neurarch::render {
@@ -18,14 +18,14 @@ report::Report traced(const std::string& id, bool with_plan = true) {
   ro.offline = true;
   ro.hub_cache = std::filesystem::temp_directory_path() / "neurarch_html_no_cache";
   auto model = resolve::resolve_repo_id(id, ro);
-  report::TraceOptions to;
+  pipeline::TraceOptions to;
   if (with_plan) {
     plan::PlanOptions po;
     po.full.mode = plan::Mode::Full;
     po.lora.mode = plan::Mode::LoRA;
     to.plan = po;
   }
-  return report::trace(model, to);
+  return pipeline::trace(model, to);
 }
 
 TEST(HtmlRender, HeadlineChartsAndSectionsFromTheReport) {

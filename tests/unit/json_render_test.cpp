@@ -4,19 +4,19 @@
 
 #include "graph/builder.hpp"
 #include "render/render.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 #include "resolve/resolver.hpp"
 
 namespace {
 void expect_same(const std::string& id, bool plan) {
   auto model = neurarch::resolve::resolve(id, {});
-  neurarch::report::TraceOptions options;
+  neurarch::pipeline::TraceOptions options;
   if (plan) {
     options.plan = neurarch::plan::PlanOptions{};
     options.plan->full.mode = neurarch::plan::Mode::Full;
     options.plan->lora.mode = neurarch::plan::Mode::LoRA;
   }
-  auto r = neurarch::report::trace(model, options);
+  auto r = neurarch::pipeline::trace(model, options);
   EXPECT_EQ(nlohmann::json::parse(neurarch::render::json(r)), neurarch::render::to_json(r)) << id;
 }
 }  // namespace

@@ -185,12 +185,12 @@ TEST(Lint, ReferenceDefaultConfigsHaveNoErrors) {
       auto gt = read_json(e.path());
       if (!gt.contains("config") || !gt["config"].is_object()) continue;
       neurarch::resolve::ResolvedModel m{type, "", "stdin", gt["config"].dump(), e.path().string(), std::nullopt};
-      neurarch::report::TraceOptions o;
+      neurarch::pipeline::TraceOptions o;
       o.build.class_name = gt.value("class", "");
       o.read_checkpoint = false;
       neurarch::report::Report r;
       try {
-        r = neurarch::report::trace(m, o);
+        r = neurarch::pipeline::trace(m, o);
       } catch (const std::exception&) {
         continue;  // a class the family does not build yet: the family tests cover it
       }

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lint/lint.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 
 namespace lint_test {
 
@@ -23,11 +23,11 @@ struct Traced {
 
 inline neurarch::report::Report trace(const json& config, const Traced& t = {}) {
   neurarch::resolve::ResolvedModel m{"test", "", "stdin", config.dump(), "<test>", std::nullopt};
-  neurarch::report::TraceOptions o;
+  neurarch::pipeline::TraceOptions o;
   o.build.seq = t.seq;
   o.build.image_size = t.image_size;
   o.read_checkpoint = false;
-  return neurarch::report::trace(m, o);
+  return neurarch::pipeline::trace(m, o);
 }
 
 inline std::vector<Finding> lint(const json& config, const neurarch::lint::Options& o = {}, const Traced& t = {}) {

@@ -12,7 +12,7 @@
 #include "plan/cost.hpp"
 #include "plan/memory.hpp"
 #include "render/render.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 #include "resolve/resolver.hpp"
 
 using namespace neurarch;
@@ -178,7 +178,7 @@ TEST(MoEReport, JsonCarriesActiveParametersAndExpertCounts) {
   std::filesystem::create_directories(dir);
   const auto path = dir / "config.json";
   std::ofstream(path) << kMixtral8x7B;
-  auto r = report::trace(resolve::resolve(path.string(), {}), {});
+  auto r = pipeline::trace(resolve::resolve(path.string(), {}), {});
   auto j = nlohmann::json::parse(render::json(r));
   EXPECT_EQ(j, render::to_json(r));
   EXPECT_EQ(j["parameters"]["derived"], 46'702'792'704);

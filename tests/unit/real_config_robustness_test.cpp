@@ -18,7 +18,7 @@
 #include "families/family.hpp"
 #include "plan/plan.hpp"
 #include "render/render.hpp"
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 #include "resolve/resolver.hpp"
 
 namespace neurarch {
@@ -79,13 +79,13 @@ TEST_P(RealConfigRobustness, TracesPlansLintsAndRendersEveryFormat) {
     ro.offline = true;
     ro.hub_cache = fs::temp_directory_path() / "neurarch_real_config_no_cache";
     const auto model = resolve::resolve((dir / "config.json").string(), ro);
-    report::TraceOptions to;
+    pipeline::TraceOptions to;
     plan::PlanOptions po;
     po.full.mode = plan::Mode::Full;
     po.lora.mode = plan::Mode::LoRA;
     to.plan = po;
     to.lint = true;
-    const auto r = report::trace(model, to);
+    const auto r = pipeline::trace(model, to);
     EXPECT_TRUE(supported) << type << " traced though the registry does not list it";
     EXPECT_TRUE(r.plan.has_value());
     EXPECT_FALSE(render::text(r).empty());

@@ -1,5 +1,7 @@
 #pragma once
-// The core verb: resolved model -> report (graph, tensors, checkpoint comparison).
+// The core verb: resolved model -> report. It runs every stage in order (build the graph, compare the
+// checkpoint, plan, verify), so that report/ stays the data every stage fills and the renderers read;
+// the command line, the server, the Python binding, the tracker and the calibration all trace here.
 #include <filesystem>
 #include <optional>
 
@@ -8,7 +10,7 @@
 #include "report/report.hpp"
 #include "resolve/resolver.hpp"
 
-namespace neurarch::report {
+namespace neurarch::pipeline {
 
 struct TraceOptions {
   model::BuildOptions build;
@@ -21,6 +23,6 @@ struct TraceOptions {
   bool lint = true;
 };
 
-Report trace(const resolve::ResolvedModel& model, const TraceOptions& options = {});
+report::Report trace(const resolve::ResolvedModel& model, const TraceOptions& options = {});
 
-}  // namespace neurarch::report
+}  // namespace neurarch::pipeline

@@ -1,4 +1,4 @@
-#include "report/trace.hpp"
+#include "pipeline/trace.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,7 +8,7 @@
 #include "lint/lint.hpp"
 #include "model/declared_sizes.hpp"
 
-namespace neurarch::report {
+namespace neurarch::pipeline {
 namespace fs = std::filesystem;
 
 namespace {
@@ -29,14 +29,14 @@ std::optional<checkpoint::Checkpoint> load_checkpoint(const resolve::ResolvedMod
 }
 }  // namespace
 
-Report trace(const resolve::ResolvedModel& model, const TraceOptions& options) {
+report::Report trace(const resolve::ResolvedModel& model, const TraceOptions& options) {
   Config config = Config::parse(model.config_text, model.config_origin);
   // The plan's batch multiplies the activations: refuse an absurd step before building anything.
   if (options.plan)
     model::check_declared_sizes(config, options.build, std::max(options.plan->full.batch, options.plan->lora.batch));
   auto built = model::build_model(config, options.build);
 
-  Report r;
+  report::Report r;
   r.model = {model.id, model.revision, built.model_type, built.class_name, model.source, model.config_origin,
              std::string(built.family->reference)};
   r.graph = std::move(built.graph);
@@ -48,4 +48,4 @@ Report trace(const resolve::ResolvedModel& model, const TraceOptions& options) {
   return r;
 }
 
-}  // namespace neurarch::report
+}  // namespace neurarch::pipeline
