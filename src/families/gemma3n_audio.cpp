@@ -108,7 +108,8 @@ Value subsample(GraphBuilder& b, const Value& x, std::size_t i, const AudioSpec&
     b.fail(conv, fmt::format("a {}x{} map is smaller than the {}x{} kernel", frames, freqs, kt, kf));
   // The cumulative group norm keeps running statistics over time; like a LayerNorm it keeps its input and
   // per-position statistics, then ReLU.
-  auto normed = b.node(NodeType::LayerNorm, fmt::format("Subsample_Norm_{}", i), b.at(conv).out, {conv}, module / "norm");
+  auto normed =
+      b.node(NodeType::LayerNorm, fmt::format("Subsample_Norm_{}", i), b.at(conv).out, {conv}, module / "norm");
   b.parameter(normed, (module / "norm")("weight"), {out_channels});
   b.at(normed).activation = "relu";
   return normed;

@@ -151,10 +151,12 @@ Value layer(GraphBuilder& b, const Value& streams, const std::optional<Value>& p
   const Value normed = next_norm(active, "input_layernorm");
   std::optional<Value> laurel;
   if (t.laurel_rank > 0) {
+    // A low-rank MLP without activation (the planner keeps its input and its rank-wide middle), then a norm.
     const Scope m = l / "laurel";
-    laurel = b.node(NodeType::Linear, fmt::format("Laurel_{}", i), one, {normed}, m);
-    linear_tensors(b, *laurel, m / "linear_left", hidden, t.laurel_rank, false);
-    linear_tensors(b, *laurel, m / "linear_right", t.laurel_rank, hidden, false);
+    laurel = feed_forward(b, normed, fmt::format("Laurel_{}", i),
+                          {.hidden = hidden, .intermediate = t.laurel_rank, .activation = "", .gated = false,
+                           .module = m, .up = m / "linear_left", .down = m / "linear_right", .bias = false,
+                           .down_bias = false});
     b.parameter(*laurel, (m / "post_laurel_norm")("weight"), {hidden});
   }
   Value h = next_norm(self_attention(b, normed, i, l, t), "post_attention_layernorm");
@@ -290,8 +292,8 @@ Value build_text(const BuildInput& in, GraphBuilder& b, const TextSpec& t) {
     std::vector<Value> streams;
     for (std::int64_t k = 1; k < n; ++k) {
       auto stream = b.node(NodeType::Add, fmt::format("AltUp_Stream_{}", k), {seq, hidden}, {x});
-      streams.push_back(dense(b, stream, fmt::format("AltUp_Unembed_{}", k), root / "altup_unembed_projections" / (k - 1),
-                              hidden, hidden, false));
+      streams.push_back(dense(b, stream, fmt::format("AltUp_Unembed_{}", k),
+                              root / "altup_unembed_projections" / (k - 1), hidden, hidden, false));
     }
     auto mean = b.node(NodeType::Add, "AltUp_Mean", {seq, hidden}, {x});
     for (const auto& p : streams) b.at(mean).inputs.push_back(p.node);

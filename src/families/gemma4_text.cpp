@@ -19,7 +19,8 @@ namespace neurarch::families {
 namespace {
 
 // The per-layer overrides of head_dim and num_key_value_heads (keys are layer indices).
-void per_layer_overrides(const Config& c, const nlohmann::json& overrides, std::vector<gemma3n::LayerAttention>& layers) {
+void per_layer_overrides(const Config& c, const nlohmann::json& overrides,
+                         std::vector<gemma3n::LayerAttention>& layers) {
   if (!overrides.is_object())
     throw Error(ErrorKind::InvalidInput, fmt::format("{}: key 'per_layer_config'", c.origin()),
                 "expected an object of layer index -> overrides");
@@ -55,7 +56,8 @@ gemma3n::TextSpec text_spec(const Config& c) {
   decoder::DecoderSpec& s = t.decoder;
   s.windows.back() = 0;  // the config forces the last layer global
   const auto* bidirectional = c.raw({"use_bidirectional_attention"});
-  const bool all_bidirectional = bidirectional && bidirectional->is_string() && bidirectional->get<std::string>() == "all";
+  const bool all_bidirectional =
+      bidirectional && bidirectional->is_string() && bidirectional->get<std::string>() == "all";
   const std::vector<std::int64_t> types = s.windows;  // > 0: sliding
   if (all_bidirectional)
     for (auto& w : s.windows)

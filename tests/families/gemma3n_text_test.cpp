@@ -76,14 +76,17 @@ TEST(Gemma3nTextFamily, BadWidthListsAndSharingAreRefused) {
 }
 
 nlohmann::json small_gemma4() {
-  return {{"model_type", "gemma4_text"}, {"architectures", {"Gemma4ForCausalLM"}},
-          {"hidden_size", 64},          {"intermediate_size", 128},
-          {"num_hidden_layers", 6},     {"num_attention_heads", 4},
-          {"num_key_value_heads", 2},   {"head_dim", 16},
-          {"global_head_dim", 32},      {"vocab_size", 1000},
-          {"hidden_size_per_layer_input", 8}, {"num_kv_shared_layers", 2},
-          {"use_double_wide_mlp", true}, {"layer_types", {"sliding_attention", "sliding_attention", "full_attention",
-                                                           "sliding_attention", "sliding_attention", "sliding_attention"}}};
+  nlohmann::json c = {{"model_type", "gemma4_text"},  {"architectures", {"Gemma4ForCausalLM"}},
+                      {"hidden_size", 64},            {"intermediate_size", 128},
+                      {"num_hidden_layers", 6},       {"num_attention_heads", 4},
+                      {"num_key_value_heads", 2},     {"head_dim", 16},
+                      {"global_head_dim", 32},        {"vocab_size", 1000},
+                      {"hidden_size_per_layer_input", 8}, {"num_kv_shared_layers", 2},
+                      {"use_double_wide_mlp", true}};
+  // Layer 2 global; the config forces the last one global as well.
+  c["layer_types"] = {"sliding_attention", "sliding_attention", "full_attention",
+                      "sliding_attention", "sliding_attention", "sliding_attention"};
+  return c;
 }
 
 TEST(Gemma4TextFamily, SharingLayersOwnNoKeysAndDoubleTheirMlp) {
