@@ -51,11 +51,11 @@ namespace gpt2 {
 
 Value build(const BuildInput& in, GraphBuilder& b, const Variant& v) {
   const Config& c = in.config;
-  const std::int64_t vocab = c.dim({"vocab_size"}, 50257);
-  const std::int64_t positions = c.dim({"n_positions", "max_position_embeddings"}, 1024);
-  const std::int64_t hidden = c.dim({"n_embd", "hidden_size"}, 768);
-  const std::int64_t layers = c.dim({"n_layer", "num_hidden_layers"}, 12);
-  const std::int64_t heads = c.dim({"n_head", "num_attention_heads"}, 12);
+  const std::int64_t vocab = c.dim({"vocab_size"}, v.vocab);
+  const std::int64_t positions = c.dim({"n_positions", "max_position_embeddings"}, v.positions);
+  const std::int64_t hidden = c.dim({"n_embd", "hidden_size"}, v.hidden);
+  const std::int64_t layers = c.dim({"n_layer", "num_hidden_layers"}, v.layers);
+  const std::int64_t heads = c.dim({"n_head", "num_attention_heads"}, v.heads);
   const std::int64_t inner = c.dim({"n_inner"}, 4 * hidden);
   const std::string act = c.text({"activation_function"}, v.activation);
   const bool cross = c.flag({"add_cross_attention"}, false);

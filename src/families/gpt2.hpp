@@ -8,6 +8,8 @@ namespace neurarch::families::gpt2 {
 
 /// What a copy of GPT-2 changes without changing the layer's structure (GPT-2's own values by default).
 struct Variant {
+  /// The config class's defaults for the keys GPT-2 reads.
+  std::int64_t vocab = 50257, positions = 1024, hidden = 768, layers = 12, heads = 12;
   blocks::NormKind norm = blocks::NormKind::LayerNorm;  ///< ln_1, ln_2, ln_cross_attn, ln_f
   bool norm_bias = true;
   /// The norm reads its weight through `.data`, so autograd never gives it a gradient (ImageGPT).
