@@ -6,17 +6,29 @@
 // e_score_correction_bias buffer, experts.<i> of moe_intermediate_size and one shared_experts MLP of
 // moe_intermediate_size x n_shared_experts. The checkpoints' multi-token-prediction layers
 // (num_nextn_predict_layers) are not part of these classes.
+#include "families/glm4_moe.hpp"
+
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  const Config& c = in.config;
-  decoder::DecoderSpec s = decoder::read_llama_config(
-      c, {.vocab = 151552, .hidden = 4096, .intermediate = 10944, .layers = 46, .heads = 96, .kv_heads = 8,
-          .positions = 131072, .activation = "silu", .tie_word_embeddings = false});
-  s.qkv_bias = c.flag({"attention_bias"}, false);
+  return decoder::build_decoder(
+      in, b,
+      glm4_moe::spec(in.config,
+                     {.vocab = 151552, .hidden = 4096, .intermediate = 10944, .layers = 46, .heads = 96, .kv_heads = 8,
+                      .positions = 131072, .activation = "silu", .tie_word_embeddings = false},
+                     false));
+}
+
+}  // namespace
+
+namespace glm4_moe {
+
+decoder::DecoderSpec spec(const Config& c, const decoder::LlamaDefaults& defaults, bool attention_bias) {
+  decoder::DecoderSpec s = decoder::read_llama_config(c, defaults);
+  s.qkv_bias = c.flag({"attention_bias"}, attention_bias);
   s.o_bias = false;
   if (c.flag({"use_qk_norm"}, false)) s.qk_norm = decoder::QkNorm::PerHead;
   s.attention_dropout = c.number({"attention_dropout"}, 0.0);
@@ -47,10 +59,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
     if (gb.at(out).moe) gb.buffer(out, (layer / "mlp" / "gate")("e_score_correction_bias"), {experts}, DType::F32);
     return out;
   };
-  return decoder::build_decoder(in, b, s);
+  return s;
 }
 
-}  // namespace
+}  // namespace glm4_moe
 
 const Family& glm4_moe_family() {
   static const Family family{"glm4_moe", "models/glm4_moe/modeling_glm4_moe.py",

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "families/clip_common.hpp"
+#include "families/glm4v.hpp"
 #include "families/llava_common.hpp"
 #include "families/multimodal_common.hpp"
 
@@ -111,11 +112,19 @@ Config text_config_of(const Config& c) {
 }
 
 Value build(const BuildInput& in, GraphBuilder& b) {
+  const auto lm = multimodal::find_language_model(
+      in.config, text_config_of(in.config).text({"model_type"}, "glm4v_text"), Head::Base, "GLM-4.1V");
+  return glm4v::conditional_generation(in, b, lm);
+}
+
+}  // namespace
+
+namespace glm4v {
+
+Value conditional_generation(const BuildInput& in, GraphBuilder& b, const multimodal::LanguageModel& lm) {
   const Config& c = in.config;
   const Config vision_config = c.child("vision_config");
   const Config text_config = text_config_of(c);
-  const auto lm = multimodal::find_language_model(c, text_config.text({"model_type"}, "glm4v_text"), Head::Base,
-                                                 "GLM-4.1V");
   const std::int64_t text_hidden = multimodal::token_width(in, text_config, lm);
   const bool with_head = in.head != Head::Base;
   Grid grid;
@@ -144,7 +153,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   return out;
 }
 
-}  // namespace
+}  // namespace glm4v
 
 const Family& glm4v_family() {
   static const Family family{"glm4v", "models/glm4v/modeling_glm4v.py",

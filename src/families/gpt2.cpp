@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "families/decoder_feed.hpp"
-#include "families/family.hpp"
+#include "families/gpt2.hpp"
 
 namespace neurarch::families {
 namespace {
@@ -37,17 +37,29 @@ Value cross_attention(GraphBuilder& b, const Value& x, const std::optional<Value
   return out;
 }
 
-Value build(const BuildInput& in, GraphBuilder& b) {
+// ln_1, ln_2, ln_cross_attn and ln_f as the variant has them.
+Value layer_norm(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module,
+                 const gpt2::Variant& v) {
+  auto out = norm(b, x, name, {module, v.norm, v.norm_bias});
+  if (v.norm_weight_frozen) b.freeze(out);
+  return out;
+}
+
+}  // namespace
+
+namespace gpt2 {
+
+Value build(const BuildInput& in, GraphBuilder& b, const Variant& v) {
   const Config& c = in.config;
-  const std::int64_t vocab = c.dim({"vocab_size"}, 50257);
-  const std::int64_t positions = c.dim({"n_positions", "max_position_embeddings"}, 1024);
-  const std::int64_t hidden = c.dim({"n_embd", "hidden_size"}, 768);
-  const std::int64_t layers = c.dim({"n_layer", "num_hidden_layers"}, 12);
-  const std::int64_t heads = c.dim({"n_head", "num_attention_heads"}, 12);
+  const std::int64_t vocab = c.dim({"vocab_size"}, v.vocab);
+  const std::int64_t positions = c.dim({"n_positions", "max_position_embeddings"}, v.positions);
+  const std::int64_t hidden = c.dim({"n_embd", "hidden_size"}, v.hidden);
+  const std::int64_t layers = c.dim({"n_layer", "num_hidden_layers"}, v.layers);
+  const std::int64_t heads = c.dim({"n_head", "num_attention_heads"}, v.heads);
   const std::int64_t inner = c.dim({"n_inner"}, 4 * hidden);
-  const std::string act = c.text({"activation_function"}, "gelu_new");
+  const std::string act = c.text({"activation_function"}, v.activation);
   const bool cross = c.flag({"add_cross_attention"}, false);
-  const bool tie = c.flag({"tie_word_embeddings"}, true);
+  const bool tie = c.flag({"tie_word_embeddings"}, v.tie_word_embeddings);
   const double resid_dropout = c.number({"resid_pdrop"}, 0.1);
   const double embd_dropout = c.number({"embd_pdrop"}, 0.1);
   const double attn_dropout = c.number({"attn_pdrop"}, 0.1);
@@ -67,18 +79,18 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     const Scope attn = l / "attn";
     const BlockNames n{i};
     int k = 0;
-    auto h = norm(b, x, n.norm(++k, NormKind::LayerNorm), {l / "ln_1"});
+    auto h = layer_norm(b, x, n.norm(++k, v.norm), l / "ln_1", v);
     h = attention(b, h, n.attention(),
                   {.hidden = hidden, .heads = heads, .causal = true, .module = attn, .o = attn / "c_proj",
                    .qkv = attn / "c_attn", .layout = WeightLayout::Conv1D, .dropout = attn_dropout,
                    .output_dropout = resid_dropout});
     auto residual = add(b, h, x, n.add(1));
     if (cross) {
-      h = norm(b, residual, n.norm(++k, NormKind::LayerNorm), {l / "ln_cross_attn"});
+      h = layer_norm(b, residual, n.norm(++k, v.norm), l / "ln_cross_attn", v);
       h = cross_attention(b, h, memory, i, l / "crossattention", hidden, heads);
       residual = add(b, h, residual, n.add(2));
     }
-    h = norm(b, residual, n.norm(++k, NormKind::LayerNorm), {l / "ln_2"});
+    h = layer_norm(b, residual, n.norm(++k, v.norm), l / "ln_2", v);
     h = feed_forward(b, h, n.ffn(),
                      {.hidden = hidden, .intermediate = inner, .activation = act, .module = l / "mlp",
                       .up = l / "mlp" / "c_fc", .down = l / "mlp" / "c_proj", .layout = WeightLayout::Conv1D,
@@ -86,13 +98,18 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     x = add(b, h, residual, n.add(cross ? 3 : 2));
   }
   b.set_block(-1);
-  x = norm(b, x, "Final_LayerNorm", {root / "ln_f"});
+  x = layer_norm(b, x, "Final_LayerNorm", root / "ln_f", v);
 
   switch (in.head) {
     case Head::CausalLM: {
-      LmHeadSpec head{.module = Scope("lm_head"), .hidden = hidden, .vocab = vocab};
+      LmHeadSpec head{.module = Scope("lm_head"), .hidden = hidden, .vocab = vocab - v.vocab_not_predicted};
       if (tie) head.tied_weight = (root / "wte")("weight");
       return lm_head(b, x, "LM_Head", head);
+    }
+    case Head::ImageClassification: {
+      // The mean of every position's final state, scored without bias.
+      auto mean = b.node(NodeType::Pooler, "Mean_Pool", {hidden}, {x});
+      return classifier(b, mean, "Classifier", Scope("score"), hidden, in.num_labels(), false);
     }
     case Head::SequenceClassification: {
       // Every position is scored; the logits of the last non-pad token are kept.
@@ -107,6 +124,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
       return x;
   }
 }
+
+}  // namespace gpt2
+
+namespace {
+
+Value build(const BuildInput& in, GraphBuilder& b) { return gpt2::build(in, b, {}); }
 
 }  // namespace
 

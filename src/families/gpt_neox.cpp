@@ -3,25 +3,32 @@
 // attention_bias, default on), a biased dense_h_to_4h/dense_4h_to_h MLP, rotary on rotary_pct of
 // each head (no tensors). use_parallel_residual (default on) gives x + attn(ln1(x)) + mlp(ln2(x)).
 // The LM head is `embed_out`, untied by default. The attention refuses hidden % heads != 0.
-#include "families/llama_common.hpp"
+#include "families/gpt_neox.hpp"
 
 namespace neurarch::families {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  const Config& c = in.config;
+  return decoder::build_decoder(in, b, gpt_neox::spec(in.config, {}));
+}
+
+}  // namespace
+
+namespace gpt_neox {
+
+decoder::DecoderSpec spec(const Config& c, const Defaults& d) {
   decoder::DecoderSpec s;
-  s.vocab = c.dim({"vocab_size"}, 50432);
-  s.hidden = c.dim({"hidden_size"}, 6144);
-  s.layers = c.dim({"num_hidden_layers"}, 44);
-  s.heads = c.dim({"num_attention_heads"}, 64);
+  s.vocab = c.dim({"vocab_size"}, d.vocab);
+  s.hidden = c.dim({"hidden_size"}, d.hidden);
+  s.layers = c.dim({"num_hidden_layers"}, d.layers);
+  s.heads = c.dim({"num_attention_heads"}, d.heads);
   s.kv_heads = s.heads;
   s.head_dim = s.hidden / s.heads;
   s.require_divisible = true;
-  s.intermediate = c.dim({"intermediate_size"}, 24576);
+  s.intermediate = c.dim({"intermediate_size"}, d.intermediate);
   s.activation = c.text({"hidden_act"}, "gelu");
-  s.positions = c.dim({"max_position_embeddings"}, 2048);
-  s.tie_word_embeddings = c.flag({"tie_word_embeddings"}, false);
+  s.positions = c.dim({"max_position_embeddings"}, d.positions);
+  s.tie_word_embeddings = c.flag({"tie_word_embeddings"}, d.tie_word_embeddings);
   const bool bias = c.flag({"attention_bias"}, true);
   s.qkv_bias = bias;
   s.o_bias = bias;
@@ -37,10 +44,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.token_classifier = "classifier";
   s.names = {.embed = "embed_in", .attn = "attention", .o = "dense", .qkv = "query_key_value", .up = "dense_h_to_4h",
              .down = "dense_4h_to_h", .final_norm = "final_layer_norm"};
-  return decoder::build_decoder(in, b, s);
+  return s;
 }
 
-}  // namespace
+}  // namespace gpt_neox
 
 const Family& gpt_neox_family() {
   static const Family family{"gpt_neox", "models/gpt_neox/modeling_gpt_neox.py",

@@ -66,9 +66,10 @@ bool drops_first_token(const Config& c, std::string_view fallback) {
 }
 
 VisionFeatures vision_features(const BuildInput& in, GraphBuilder& b, const Config& c, const Parts& p,
-                               const std::vector<std::int64_t>& layers, bool drop_first, std::int64_t crops) {
+                               const std::vector<std::int64_t>& layers, bool drop_first, std::int64_t crops,
+                               const graph::Nest& tower_nest) {
   VisionFeatures f;
-  graph::Nested nest(b, {.module = "vision_tower", .label = "Vision_", .first_block = 0});
+  graph::Nested nest(b, tower_nest);
   auto tower = clip::vision_tower(in, b, p.vision, p.variant, Scope("vision_model"), crops);
   const auto states = static_cast<std::int64_t>(tower.hidden_states.size());
   for (auto layer : layers) {

@@ -54,10 +54,11 @@ struct VisionFeatures {
   std::int64_t width = 0;     ///< tower hidden x number of picked layers
 };
 
-/// The tower under `vision_tower` (nodes "Vision_..."), run over `crops` images, with the hidden states of
-/// `layers` (negative: from the end) picked and, when `drop_first`, their first token removed.
+/// The tower under `tower` (by default `vision_tower`, nodes "Vision_..."), run over `crops` images, with the
+/// hidden states of `layers` (negative: from the end) picked and, when `drop_first`, their first token removed.
 VisionFeatures vision_features(const BuildInput& in, GraphBuilder& b, const Config& c, const Parts& p,
-                               const std::vector<std::int64_t>& layers, bool drop_first, std::int64_t crops);
+                               const std::vector<std::int64_t>& layers, bool drop_first, std::int64_t crops,
+                               const graph::Nest& tower = {.module = "vision_tower", .label = "Vision_"});
 
 /// linear_1 -> act -> linear_2 under `module` (LlavaMultiModalProjector); further picked layers join
 /// linear_1's inputs (they are concatenated along the width).

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "families/clip_common.hpp"
 #include "families/multimodal_common.hpp"
+#include "families/paligemma.hpp"
 
 namespace neurarch::families {
 namespace {
@@ -32,33 +33,47 @@ Config text_config_of(const Config& c) {
                                  {"vocab_size", c.dim({"vocab_size"}, 257152)}});
 }
 
-Value build(const BuildInput& in, GraphBuilder& b) {
-  const Config& c = in.config;
-  const Config vision_config = vision_config_of(c);
-  const Config text_config = text_config_of(c);
+// The vision tower and projector under the current nest; the projected image features [tokens, projection_dim].
+Value image_features(const BuildInput& in, GraphBuilder& b, const Config& c, const Config& vision_config) {
   const std::string vision_type = vision_config.text({"model_type"}, "siglip_vision_model");
   if (vision_type != "siglip_vision_model")
     throw Error(ErrorKind::Unsupported, c.origin() + ": vision_config: key 'model_type'",
                 fmt::format("PaliGemma's vision tower '{}' is not supported (siglip_vision_model is)", vision_type));
-  const auto language_model =
-      multimodal::find_language_model(c, text_config.text({"model_type"}, "gemma"), Head::CausalLM, "PaliGemma");
-
   clip::Tower tower;
   {
     graph::Nested nest(b, {.module = "vision_tower", .label = "Vision_", .first_block = 0});
     tower = clip::vision_tower(in, b, vision_config, clip::Variant::Siglip, Scope("vision_model"));
   }
   const std::int64_t projection = c.dim({"projection_dim"}, 2048);
-  const auto features = dense(b, tower.sequence, "Projector_Linear", Scope("multi_modal_projector") / "linear",
-                              tower.hidden, projection, true);
-
-  const Value logits = multimodal::build_language_model(
-      in, b, text_config, language_model, {.module = "language_model", .label = "LM_", .first_block = b.next_block()});
-  multimodal::scatter_image_features(b, features);
-  return logits;
+  return dense(b, tower.sequence, "Projector_Linear", Scope("multi_modal_projector") / "linear", tower.hidden,
+               projection, true);
 }
 
+// The language model of `head` (CausalLM in 4.47.1's layout, Base in 4.5x's) under `language_model`, with the
+// image features scattered into its prompt.
+Value with_language_model(const BuildInput& in, GraphBuilder& b, const Config& c, Head head) {
+  const Config vision_config = vision_config_of(c);
+  const Config text_config = text_config_of(c);
+  const auto language_model =
+      multimodal::find_language_model(c, text_config.text({"model_type"}, "gemma"), head, "PaliGemma");
+  const Value features = image_features(in, b, c, vision_config);
+  const Value out = multimodal::build_language_model(
+      in, b, text_config, language_model, {.module = "language_model", .label = "LM_", .first_block = b.next_block()});
+  multimodal::scatter_image_features(b, features);
+  return out;
+}
+
+Value build(const BuildInput& in, GraphBuilder& b) { return with_language_model(in, b, in.config, Head::CausalLM); }
+
 }  // namespace
+
+namespace paligemma {
+
+Value base_model(const BuildInput& in, GraphBuilder& b, const Config& c) {
+  return with_language_model(in, b, c, Head::Base);
+}
+
+}  // namespace paligemma
 
 const Family& paligemma_family() {
   static const Family family{"paligemma", "models/paligemma/modeling_paligemma.py",

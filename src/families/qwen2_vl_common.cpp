@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "families/clip_common.hpp"
+#include "families/llava_common.hpp"
 
 namespace neurarch::families::qwen2_vl {
 
@@ -136,6 +137,34 @@ Value vision(const BuildInput& in, GraphBuilder& b, const Config& c, Version v, 
   if (width % heads != 0)
     b.fail(h, fmt::format("vision width {} not divisible by {} heads", width, heads));
   return h;
+}
+
+Value composite_model(const BuildInput& in, GraphBuilder& b, const Config& c, Version v) {
+  const Config text_config = text_config_of(c);
+  const Config vision_config = c.child("vision_config");
+  const decoder::DecoderSpec text = text_spec(text_config);
+  ImageGrid grid;
+  Value image;
+  {
+    graph::Nested nest(b, {.module = "visual", .label = "Vision_", .first_block = 0});
+    image = vision(in, b, vision_config, v, grid);
+  }
+  if (image.shape.back() != text.hidden)
+    b.fail(image, fmt::format("the merger writes {}-wide features into a {}-wide language model", image.shape.back(),
+                              text.hidden));
+  b.note(fmt::format("a {}x{} photo is resized to {}x{}: {} patches through the vision tower, {} image tokens in "
+                     "the prompt; --image-size sets the photo's side",
+                     grid.photo, grid.photo, grid.height, grid.width, grid.patches, grid.tokens));
+  const std::int64_t seq = llava::prompt_length(in, b, text_config, grid.tokens);
+  Value out;
+  {
+    graph::Nested nest(b, {.module = "language_model", .label = "LM_", .first_block = b.next_block()});
+    const BuildInput lm{text_config, v == Version::V2 ? "Qwen2VLTextModel" : "Qwen2_5_VLTextModel", Head::Base, seq,
+                        std::nullopt};
+    out = decoder::build_decoder(lm, b, text);
+  }
+  llava::scatter_into_prompt(b, image, grid.tokens);
+  return out;
 }
 
 }  // namespace neurarch::families::qwen2_vl

@@ -38,4 +38,9 @@ Value vision(const BuildInput& in, GraphBuilder& b, const Config& vision_config,
 /// (Qwen2-VL's config.json is flat; Qwen2.5-VL's published configs are too).
 Config text_config_of(const Config& c);
 
+/// The composite base model as transformers 4.5x lays it out (Qwen2VLModel, Qwen2_5_VLModel) under the
+/// current nest: the vision transformer under `visual`, the base decoder of text_config_of(c) under
+/// `language_model`, the merged image features scattered into its prompt; returns the last hidden state.
+Value composite_model(const BuildInput& in, GraphBuilder& b, const Config& c, Version v);
+
 }  // namespace neurarch::families::qwen2_vl

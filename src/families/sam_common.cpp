@@ -34,7 +34,8 @@ std::vector<std::int64_t> layer_indexes(const Config& c, std::string_view key, s
 
 }  // namespace
 
-Value vision_encoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root) {
+Value vision_encoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root,
+                     std::optional<std::int64_t> mlp_dim_default) {
   const std::int64_t hidden = c.dim({"hidden_size"}, 768);
   const std::int64_t output_channels = c.dim({"output_channels"}, 256);
   const std::int64_t layers = c.dim({"num_hidden_layers"}, 12);
@@ -50,8 +51,9 @@ Value vision_encoder(const BuildInput& in, GraphBuilder& b, const Config& c, con
   const bool relative = c.flag({"use_rel_pos"}, true);
   const std::int64_t window = c.integer({"window_size"}, 14);
   const auto global = layer_indexes(c, "global_attn_indexes", {2, 5, 8, 11});
-  const std::int64_t mlp_dim = c.has("mlp_dim") ? c.dim({"mlp_dim"})
-                                                : static_cast<std::int64_t>(static_cast<double>(hidden) * mlp_ratio);
+  const std::int64_t mlp_dim =
+      c.has("mlp_dim") || mlp_dim_default ? c.dim({"mlp_dim"}, mlp_dim_default)
+                                          : static_cast<std::int64_t>(static_cast<double>(hidden) * mlp_ratio);
   const std::int64_t head_dim = hidden / heads;
 
   const std::int64_t image = in.image_size(configured);

@@ -5,12 +5,16 @@
 // rel_pos_w [2 x side - 1, head_dim], side = window_size for windowed layers and the grid for the global ones in
 // global_attn_indexes) and window attention (the grid padded to whole windows), then a neck: 1x1 conv, channels-
 // first LayerNorm, 3x3 conv, LayerNorm, both convs bias-free, to output_channels.
+#include <optional>
+
 #include "families/family.hpp"
 
 namespace neurarch::families::sam {
 
 /// The encoder's neck output, [output_channels, grid, grid], built under `root` ("vision_encoder") from the
-/// vision config `c`; the pixel input is declared here.
-graph::Value vision_encoder(const BuildInput& in, graph::GraphBuilder& b, const Config& c, const graph::Scope& root);
+/// vision config `c`; the pixel input is declared here. `mlp_dim` is the config class's default for that key
+/// (SamVisionConfig has none: hidden_size x mlp_ratio).
+graph::Value vision_encoder(const BuildInput& in, graph::GraphBuilder& b, const Config& c, const graph::Scope& root,
+                            std::optional<std::int64_t> mlp_dim = std::nullopt);
 
 }  // namespace neurarch::families::sam

@@ -9,7 +9,7 @@
 
 #include "blocks/conv.hpp"
 #include "blocks/seq2seq.hpp"
-#include "families/family.hpp"
+#include "families/whisper.hpp"
 
 namespace neurarch::families {
 namespace {
@@ -17,31 +17,37 @@ namespace {
 using namespace blocks;
 
 struct Dims {
-  std::int64_t vocab = 0, d_model = 0, mel_bins = 0, source_positions = 0, target_positions = 0;
-  std::int64_t encoder_layers = 0, encoder_heads = 0, encoder_ffn = 0;
+  whisper::EncoderDims encoder;
+  std::int64_t vocab = 0, d_model = 0, target_positions = 0;
   std::int64_t decoder_layers = 0, decoder_heads = 0, decoder_ffn = 0;
-  std::string activation;
-  double dropout = 0, attention_dropout = 0, activation_dropout = 0;
+  double dropout = 0, attention_dropout = 0;
 };
 
 Dims read_dims(const Config& c) {
   Dims d;
   d.vocab = c.dim({"vocab_size"}, 51865);
-  d.d_model = c.dim({"d_model", "hidden_size"}, 384);
-  d.mel_bins = c.dim({"num_mel_bins"}, 80);
-  d.source_positions = c.dim({"max_source_positions"}, 1500);
+  d.encoder = whisper::read_encoder(c, {});
+  d.d_model = d.encoder.d_model;
   d.target_positions = c.dim({"max_target_positions"}, 448);
-  d.encoder_layers = c.dim({"encoder_layers", "num_hidden_layers"}, 4);
-  d.encoder_heads = c.dim({"encoder_attention_heads", "num_attention_heads"}, 6);
-  d.encoder_ffn = c.dim({"encoder_ffn_dim"}, 1536);
   d.decoder_layers = c.dim({"decoder_layers"}, 4);
   d.decoder_heads = c.dim({"decoder_attention_heads"}, 6);
   d.decoder_ffn = c.dim({"decoder_ffn_dim"}, 1536);
-  d.activation = c.text({"activation_function"}, "gelu");
-  d.dropout = c.number({"dropout"}, 0.0);
-  d.attention_dropout = c.number({"attention_dropout"}, 0.0);
-  d.activation_dropout = c.number({"activation_dropout"}, 0.0);
+  d.dropout = d.encoder.dropout;
+  d.attention_dropout = d.encoder.attention_dropout;
   return d;
+}
+
+// q, v and out_proj have biases; k_proj does not (the reference builds it with bias=False).
+AttentionSpec attention_spec(const whisper::EncoderDims& d, const Scope& attn, std::int64_t heads, bool causal) {
+  return AttentionSpec{.hidden = d.d_model, .heads = heads, .causal = causal, .module = attn, .q = attn / "q_proj",
+                       .k = attn / "k_proj", .v = attn / "v_proj", .o = attn / "out_proj",
+                       .dropout = d.attention_dropout, .output_dropout = d.dropout, .k_bias = false};
+}
+
+FeedForwardSpec ffn_spec(const whisper::EncoderDims& d, const Scope& layer, std::int64_t ffn) {
+  return FeedForwardSpec{.hidden = d.d_model, .intermediate = ffn, .activation = d.activation, .module = layer,
+                         .up = layer / "fc1", .down = layer / "fc2", .output_dropout = d.dropout,
+                         .inner_dropout = d.activation_dropout};
 }
 
 class Builder {
@@ -49,39 +55,7 @@ class Builder {
   Builder(const BuildInput& in, GraphBuilder& b, const Dims& d) : in_(in), b_(b), d_(d) {}
 
   Value encoder(const Scope& stack) {
-    // Frames are fixed by the reference: it pads or trims audio to 30 s before the model.
-    const std::int64_t expected = 2 * d_.source_positions;
-    const std::int64_t frames = in_.requested_seq ? *in_.requested_seq : expected;
-    auto x = b_.input({d_.mel_bins, frames}, "audio_features");
-    x = conv1d(b_, x, "Conv1",
-               {.module = stack / "conv1", .in_channels = d_.mel_bins, .out_channels = d_.d_model, .kernel = 3,
-                .padding = 1, .activation = "gelu"},
-               TimeLayout::ChannelsFirst);
-    if (frames != expected)
-      b_.fail(x, fmt::format("Whisper expects input features of length {} (2 x max_source_positions), got {}",
-                             expected, frames));
-    x = conv1d(b_, x, "Conv2",
-               {.module = stack / "conv2", .in_channels = d_.d_model, .out_channels = d_.d_model, .kernel = 3,
-                .stride = 2, .padding = 1, .activation = "gelu"});
-    // The sinusoid is added whole (not looked up), and frozen: WhisperEncoder calls
-    // embed_positions.requires_grad_(False).
-    x = learned_positions(b_, x, "Sinusoidal_Position_Embedding", stack / "embed_positions", d_.source_positions,
-                          d_.d_model);
-    b_.freeze(x);
-    b_.at(x).dropout = d_.dropout;
-    for (std::int64_t i = 0; i < d_.encoder_layers; ++i) {
-      b_.set_block(static_cast<int>(i));
-      const Scope l = stack / "layers" / i;
-      // Filled member by member: g++ 12 misreads the nested designated initializer under -fPIC
-      // (a maybe-uninitialized false positive on the norms' module strings).
-      PreNormLayer layer;
-      layer.norm1.module = l / "self_attn_layer_norm";
-      layer.attention = attention_spec(l / "self_attn", d_.encoder_heads, false);
-      layer.norm2.module = l / "final_layer_norm";
-      layer.ffn = ffn_spec(l, d_.encoder_ffn);
-      x = pre_norm_layer(b_, x, i, layer);
-    }
-    b_.set_block(-1);
+    auto x = whisper::encoder_layers(in_, b_, d_.encoder, stack);
     return norm(b_, x, "Encoder_Final_LayerNorm", {stack / "layer_norm"});
   }
 
@@ -116,17 +90,11 @@ class Builder {
   }
 
  private:
-  // q, v and out_proj have biases; k_proj does not (the reference builds it with bias=False).
   AttentionSpec attention_spec(const Scope& attn, std::int64_t heads, bool causal) const {
-    return AttentionSpec{.hidden = d_.d_model, .heads = heads, .causal = causal, .module = attn,
-                         .q = attn / "q_proj", .k = attn / "k_proj", .v = attn / "v_proj", .o = attn / "out_proj",
-                         .dropout = d_.attention_dropout, .output_dropout = d_.dropout, .k_bias = false};
+    return families::attention_spec(d_.encoder, attn, heads, causal);
   }
-
   FeedForwardSpec ffn_spec(const Scope& layer, std::int64_t ffn) const {
-    return FeedForwardSpec{.hidden = d_.d_model, .intermediate = ffn, .activation = d_.activation, .module = layer,
-                           .up = layer / "fc1", .down = layer / "fc2", .output_dropout = d_.dropout,
-                           .inner_dropout = d_.activation_dropout};
+    return families::ffn_spec(d_.encoder, layer, ffn);
   }
 
   void unused_cross_attention(const Value& owner, const Scope& layer) {
@@ -167,7 +135,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Scope root = in.head == Head::Base ? Scope() : Scope("model");
   auto memory = builder.encoder(root / "encoder");
   auto ids = b.input({in.target_length(d.target_positions)}, "tokens", "decoder_input_ids");
-  auto x = builder.decoder(ids, memory, root / "decoder", static_cast<int>(d.encoder_layers));
+  auto x = builder.decoder(ids, memory, root / "decoder", static_cast<int>(d.encoder.layers));
   if (in.head == Head::Seq2SeqLM) {
     LmHeadSpec head{.module = Scope("proj_out"), .hidden = d.d_model, .vocab = d.vocab};
     if (tie) head.tied_weight = (root / "decoder" / "embed_tokens")("weight");
@@ -177,6 +145,62 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+
+namespace whisper {
+
+EncoderDims read_encoder(const Config& c, const EncoderDefaults& defaults) {
+  EncoderDims d;
+  d.d_model = c.dim({"d_model", "hidden_size"}, defaults.d_model);
+  d.mel_bins = c.dim({"num_mel_bins"}, defaults.mel_bins);
+  d.source_positions = c.dim({"max_source_positions"}, defaults.source_positions);
+  d.layers = c.dim({"encoder_layers", "num_hidden_layers"}, defaults.layers);
+  d.heads = c.dim({"encoder_attention_heads", "num_attention_heads"}, defaults.heads);
+  d.ffn = c.dim({"encoder_ffn_dim", "intermediate_size"}, defaults.ffn);
+  d.activation = c.text({"activation_function"}, "gelu");
+  d.dropout = c.number({"dropout"}, 0.0);
+  d.attention_dropout = c.number({"attention_dropout"}, 0.0);
+  d.activation_dropout = c.number({"activation_dropout"}, 0.0);
+  return d;
+}
+
+Value encoder_layers(const BuildInput& in, GraphBuilder& b, const EncoderDims& d, const Scope& stack) {
+  // Frames are fixed by the reference: it pads or trims audio to 30 s before the model.
+  const std::int64_t expected = 2 * d.source_positions;
+  const std::int64_t frames = in.requested_seq ? *in.requested_seq : expected;
+  auto x = b.input({d.mel_bins, frames}, "audio_features");
+  x = conv1d(b, x, "Conv1",
+             {.module = stack / "conv1", .in_channels = d.mel_bins, .out_channels = d.d_model, .kernel = 3,
+              .padding = 1, .activation = "gelu"},
+             TimeLayout::ChannelsFirst);
+  if (frames != expected)
+    b.fail(x, fmt::format("the encoder expects input features of length {} (2 x max_source_positions), got {}",
+                          expected, frames));
+  x = conv1d(b, x, "Conv2",
+             {.module = stack / "conv2", .in_channels = d.d_model, .out_channels = d.d_model, .kernel = 3,
+              .stride = 2, .padding = 1, .activation = "gelu"});
+  // The sinusoid is added whole (not looked up), and frozen: the encoder calls
+  // embed_positions.requires_grad_(False).
+  x = learned_positions(b, x, "Sinusoidal_Position_Embedding", stack / "embed_positions", d.source_positions,
+                        d.d_model);
+  b.freeze(x);
+  b.at(x).dropout = d.dropout;
+  for (std::int64_t i = 0; i < d.layers; ++i) {
+    b.set_block(static_cast<int>(i));
+    const Scope l = stack / "layers" / i;
+    // Filled member by member: g++ 12 misreads the nested designated initializer under -fPIC
+    // (a maybe-uninitialized false positive on the norms' module strings).
+    PreNormLayer layer;
+    layer.norm1.module = l / "self_attn_layer_norm";
+    layer.attention = attention_spec(d, l / "self_attn", d.heads, false);
+    layer.norm2.module = l / "final_layer_norm";
+    layer.ffn = ffn_spec(d, l, d.ffn);
+    x = pre_norm_layer(b, x, i, layer);
+  }
+  b.set_block(-1);
+  return x;
+}
+
+}  // namespace whisper
 
 const Family& whisper_family() {
   static const Family family{"whisper", "models/whisper/modeling_whisper.py",

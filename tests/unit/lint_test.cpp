@@ -171,6 +171,11 @@ const std::set<std::pair<std::string, std::string>> kBrokenDefaults{
     // text model (the 72B's): masked_scatter of the image features into the prompt cannot run.
     {"qwen2_vl", "graph-forward"},
     {"qwen2_5_vl", "graph-forward"},
+    // ColQwen2Config() wraps that same Qwen2VLConfig().
+    {"colqwen2", "graph-forward"},
+    // AriaConfig() pairs Idefics3VisionConfig() (224 px, 32-px patches: 49 patches) with a projector whose
+    // patch_to_query_dict knows only 1225 and 4900 patches: the reference raises a KeyError.
+    {"aria", "graph-forward"},
     // UperNetConfig() gives its auxiliary FCN head auxiliary_in_channels 384 (Swin's) over the default ResNet
     // backbone, whose third map has 1024 channels: the auxiliary conv cannot run.
     {"upernet", "graph-forward"},
