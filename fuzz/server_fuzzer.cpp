@@ -1,7 +1,7 @@
 // libFuzzer target for what a client sends the server: a POST body (JSON -> body shape -> options ->
 // report -> the share store) or, when the input starts with '?', a query string (-> options). Every
 // input must end in an answer or a ServiceError / OptionError with a 4xx status, never a crash, a
-// hang, a 5xx or another exception; a shared report reads back byte for byte.
+// hang, a 5xx or another exception; a shared report reads back byte for byte (JSON, page, Markdown).
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -39,7 +39,10 @@ void body(Services& s, const std::string& text) {
     (void)cached->markdown();
     const std::string id = neurarch::server::publish(s.ctx, *cached);
     const auto shared = s.shares.get(id);
-    check(shared && shared->report_json == cached->json() && shared->page_html == cached->html_fragment());
+    // What a link shows is what was shared: a second report that renders alike in JSON but not on its
+    // page (another command line) must not get the first one's link.
+    check(shared && shared->report_json == cached->json() && shared->page_html == cached->html_fragment() &&
+          shared->page_markdown == cached->markdown() && shared->model == cached->report().model.id);
   } catch (const neurarch::server::ServiceError& e) {
     check(e.status >= 400 && e.status < 500 && e.message.find('\n') == std::string::npos);
   }

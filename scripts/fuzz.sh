@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang in build-fuzz/ and runs each for SECONDS (default 60) from
-# its committed seed corpus and dictionary. A crash, a sanitizer report, a leak or an input slower than
-# 10 s fails the run. New inputs go to build-fuzz/corpus/, never into fuzz/corpus/.
+# its committed seed corpus and dictionary. A crash, a sanitizer report, a leak, an input slower than
+# 10 s or a run that does not stop fails it. New inputs go to build-fuzz/corpus/, never into fuzz/corpus/.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +24,8 @@ for target in "${targets[@]}"; do
   name="${target%_fuzzer}"
   mkdir -p "build-fuzz/corpus/$name" "build-fuzz/artifacts/$name"
   echo "fuzz: $target for ${seconds} s"
-  "build-fuzz/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
+  # The outer timeout catches what libFuzzer's own -timeout cannot (a run wedged outside an input).
+  timeout $((seconds + 300)) "build-fuzz/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
     -dict="fuzz/dict/$name.dict" -artifact_prefix="build-fuzz/artifacts/$name/" \
     "build-fuzz/corpus/$name" "fuzz/corpus/$name" 2>"build-fuzz/$target.log" ||
     { tail -n 60 "build-fuzz/$target.log"; echo "fuzz: $target failed (input under build-fuzz/artifacts/$name/)"; exit 1; }

@@ -27,6 +27,9 @@ PlanBody parse_plan_body(const httplib::Request& req) {
     body = nlohmann::json::parse(req.body);
   } catch (const nlohmann::json::parse_error& e) {
     throw ServiceError{400, "invalid_json", fmt::format("the body is not JSON (byte {})", e.byte)};
+  } catch (const nlohmann::json::exception&) {
+    // Good syntax that no double holds (1e400): nlohmann throws out_of_range, not parse_error.
+    throw ServiceError{400, "invalid_json", "the body holds a number out of range"};
   }
   if (!body.is_object()) throw ServiceError{400, "invalid_request", "the body must be a JSON object"};
   const bool has_model = body.contains("model"), has_config = body.contains("config");

@@ -49,9 +49,10 @@ ServiceError service_error(const std::exception& ex) {
   const auto* e = dynamic_cast<const Error*>(&ex);
   if (!e) return {500, "internal", "internal error"};
   switch (e->kind()) {
-    case ErrorKind::InvalidInput: return {422, "invalid_config", e->what()};
-    case ErrorKind::Unsupported: return {422, "unsupported_model", e->what()};
-    case ErrorKind::NotFound: return {404, "not_found", e->what()};
+    // A pasted config's keys are echoed: one line, whatever they hold.
+    case ErrorKind::InvalidInput: return {422, "invalid_config", one_line(e->what())};
+    case ErrorKind::Unsupported: return {422, "unsupported_model", one_line(e->what())};
+    case ErrorKind::NotFound: return {404, "not_found", one_line(e->what())};
     // An I/O failure is about the server's own files: say nothing of them.
     case ErrorKind::Io: return {500, "io", "the server could not read this model's files"};
   }

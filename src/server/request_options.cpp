@@ -39,9 +39,7 @@ const plan::OptionAlias* find_alias(std::string_view name) {
   return nullptr;
 }
 
-[[noreturn]] void fail(std::string_view key, std::string_view message) {
-  throw OptionError(fmt::format("{}: {}", key, message));
-}
+[[noreturn]] void fail(std::string_view key, std::string_view message);
 
 std::int64_t integer(const Json& v, std::string_view key, double max) {
   if (!v.is_number_integer() && !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()))
@@ -242,6 +240,30 @@ RequestOptions options_from_json(const Json& body, const std::set<std::string>& 
   }
   return o;
 }
+
+std::string one_line(const std::string& message) {
+  const bool controls = std::any_of(message.begin(), message.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+  if (!controls) {
+    try {
+      (void)Json(message).dump();  // valid UTF-8 (a "×" in a message) stays as it is
+      return message;
+    } catch (const Json::type_error&) {
+    }
+  }
+  const std::string quoted = Json(message).dump(-1, ' ', false, Json::error_handler_t::replace);
+  return quoted.substr(1, quoted.size() - 2);
+}
+
+namespace {
+// A key or value a client sent, echoed: a newline in a key made the message two lines, and bytes that
+// are not UTF-8 made the JSON error answer throw, a 500 (found by fuzz/server_fuzzer.cpp).
+[[noreturn]] void fail(std::string_view key, std::string_view message) {
+  throw OptionError(one_line(fmt::format("{}: {}", key, message)));
+}
+}  // namespace
 
 RequestOptions options_from_query(const std::multimap<std::string, std::string>& params) {
   Json body = Json::object();

@@ -29,6 +29,10 @@ struct OptionError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A message that echoes a client's bytes, as one line of UTF-8: control characters escaped as in JSON
+/// ("lora_ra\\nk"), bytes that are not UTF-8 as U+FFFD (a query string is not validated on the way in).
+std::string one_line(const std::string& message);
+
 RequestOptions default_request_options();
 /// Reads the option keys of a JSON object; keys in `ignore` (e.g. "model", "config") are skipped.
 RequestOptions options_from_json(const nlohmann::json& body, const std::set<std::string>& ignore);

@@ -146,6 +146,9 @@ void register_page_routes(httplib::Server& http, ServerContext& ctx) {
         parsed = nlohmann::json::parse(config);
       } catch (const nlohmann::json::parse_error& e) {
         throw ServiceError{400, "invalid_json", fmt::format("the pasted config is not JSON (byte {})", e.byte)};
+      } catch (const nlohmann::json::exception&) {
+        // Good syntax that no double holds (1e400): nlohmann throws out_of_range, not parse_error.
+        throw ServiceError{400, "invalid_json", "the pasted config holds a number out of range"};
       }
       if (!parsed.is_object()) throw ServiceError{400, "invalid_json", "the pasted config must be a JSON object"};
       const auto cached = ctx.reports.for_config(parsed.dump(), options_from_query(options));

@@ -33,11 +33,18 @@ bool ShareStore::is_valid_id(const std::string& id) {
          std::all_of(id.begin(), id.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f'); });
 }
 
-std::string ShareStore::id_for(const std::string& report_json) { return sha256_hex(report_json).substr(0, kIdLength); }
+std::string ShareStore::id_for(const std::string& model, const std::string& report_json, const std::string& page_html,
+                              const std::string& page_markdown) {
+  // Each part after its length, so no two splits of the same bytes hash alike.
+  std::string content;
+  for (const std::string* part : {&model, &report_json, &page_html, &page_markdown})
+    content += std::to_string(part->size()) + ':' + *part;
+  return sha256_hex(content).substr(0, kIdLength);
+}
 
 std::string ShareStore::put(const std::string& model, const std::string& report_json, const std::string& page_html,
                             const std::string& page_markdown) {
-  const std::string id = id_for(report_json);
+  const std::string id = id_for(model, report_json, page_html, page_markdown);
   std::lock_guard lock(mutex_);
   auto insert = db_.prepare(
       "INSERT OR IGNORE INTO shared_reports (id, model, report_json, page_html, page_markdown) VALUES (?, ?, ?, ?, ?)");

@@ -1,7 +1,10 @@
 #pragma once
 // Shared reports, stored in SQLite so a /p/{id} link outlives the process. The id is the content
-// hash of the stored report: the same report shared twice is one row and one link, and a link
-// can never point at different content.
+// hash of everything a link shows (label, report JSON, page, Markdown): the same share twice is one
+// row and one link, and a link can never point at other content. The page is not a function of the
+// JSON alone (it prints the command that reproduces it, as the request spelled it: `--seq 255` and
+// `--seq 256` give one JSON for an image model), so hashing the JSON alone let a second share get
+// the first one's page (found by fuzz/server_fuzzer.cpp).
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -31,7 +34,8 @@ class ShareStore {
 
   /// 32 lowercase hex digits (128 bits of SHA-256): what /p/{id} accepts.
   static bool is_valid_id(const std::string& id);
-  static std::string id_for(const std::string& report_json);
+  static std::string id_for(const std::string& model, const std::string& report_json, const std::string& page_html,
+                            const std::string& page_markdown);
 
  private:
   std::mutex mutex_;  // one connection, used by every worker in turn

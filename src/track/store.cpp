@@ -151,6 +151,13 @@ std::int64_t Store::next_seq(std::int64_t model_id) {
   return st.column_int(0);
 }
 
+namespace {
+// Repository bytes reach the stored JSON as read (a config.json whose key is not UTF-8 is quoted in its
+// parse error): such bytes are stored as U+FFFD instead of throwing and ending the run half-way (found by
+// fuzz/track_fuzzer.cpp).
+std::string stored_text(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+}  // namespace
+
 void Store::add_revision(std::int64_t model_id, std::int64_t seq, const RevisionRecord& r, const std::vector<Change>& changes,
                          const std::vector<std::pair<std::string, json>>& advisories) {
   json problems = json::array();
@@ -164,9 +171,9 @@ void Store::add_revision(std::int64_t model_id, std::int64_t seq, const Revision
       .bind(5, r.time)
       .bind(6, std::string_view(r.author))
       .bind(7, std::string_view(r.title))
-      .bind(8, std::string_view(problems.dump()))
+      .bind(8, std::string_view(stored_text(problems)))
       .bind(9, std::int64_t{r.config.json ? 1 : 0})
-      .bind(10, std::string_view(to_json(r).dump()))
+      .bind(10, std::string_view(stored_text(to_json(r))))
       .run();
   auto insert_change = db_.prepare(
       "INSERT INTO track_changes(model_id, commit_id, parent, ord, time, category, kind, severity, change, advisory_id) "
@@ -182,7 +189,7 @@ void Store::add_revision(std::int64_t model_id, std::int64_t seq, const Revision
       const auto& [id, osv] = advisories[next_advisory++];
       advisory_id = id;
       insert_advisory.bind(1, std::string_view(id)).bind(2, model_id).bind(3, std::string_view(r.commit)).bind(4, r.time);
-      insert_advisory.bind(5, std::string_view(osv.dump())).run();
+      insert_advisory.bind(5, std::string_view(stored_text(osv))).run();
     }
     insert_change.bind(1, model_id)
         .bind(2, std::string_view(r.commit))
@@ -192,7 +199,7 @@ void Store::add_revision(std::int64_t model_id, std::int64_t seq, const Revision
         .bind(6, std::string_view(c.category))
         .bind(7, std::string_view(c.kind))
         .bind(8, std::string_view(severity_name(c.severity)))
-        .bind(9, std::string_view(to_json(c).dump()))
+        .bind(9, std::string_view(stored_text(to_json(c))))
         .bind(10, advisory_id)
         .run();
   }

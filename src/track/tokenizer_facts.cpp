@@ -37,6 +37,10 @@ std::optional<json> parse_json(const std::map<std::string, std::string>& texts, 
   } catch (const json::parse_error& e) {
     errors.push_back(fmt::format("{}: byte {}: does not parse as JSON", name, e.byte));
     return std::nullopt;
+  } catch (const json::exception&) {
+    // Good syntax that no double holds (1e400): nlohmann throws out_of_range, not parse_error.
+    errors.push_back(name + ": holds a number out of range");
+    return std::nullopt;
   }
 }
 

@@ -66,5 +66,25 @@ TEST(ServerRequestOptions, QueryBytesThatAreNotUtf8AreAnsweredNotThrown) {
   }
 }
 
+// Regression (fuzz/server_fuzzer.cpp, seed fuzz/corpus/server/regression-newline-in-key): a refused key
+// is echoed in the message; a newline in it made the error two lines, and a query key that is not UTF-8
+// made the JSON error answer throw (GET /models/gpt2.json?%ff%0a=1 was a 500).
+TEST(ServerRequestOptions, ARefusedKeyIsEchoedOnOneLineOfUtf8) {
+  const auto message = [](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const OptionError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string newline = message([] { options_from_json(Json{{"lora_ra\nk", 8}}, {}); });
+  EXPECT_EQ(newline, "lora_ra\\nk: unknown option (see GET / for the list)");
+  const std::string bytes = message([] { options_from_query({{"\xff\n", "1"}}); });
+  EXPECT_EQ(bytes.find('\n'), std::string::npos) << bytes;
+  EXPECT_NO_THROW((void)Json(bytes).dump()) << "not UTF-8: " << bytes;
+  EXPECT_EQ(message([] { options_from_json(Json{{"card", "T\t4"}}, {}); }).find('\t'), std::string::npos);
+}
+
 }  // namespace
 }  // namespace neurarch::server

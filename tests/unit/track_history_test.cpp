@@ -170,6 +170,28 @@ TEST(TrackHistory, ABrokenConfigAcrossAnIncrementalBoundaryIsComparedWithTheLast
   EXPECT_EQ(lines_of(fixed)[2], "breaking graph tensors-added 9 tensors");
 }
 
+// Found by fuzz/track_fuzzer.cpp (seed fuzz/corpus/track/regression-invalid-utf8-in-config): a config.json
+// whose key is not UTF-8 fails to parse, and the parse error quotes the bytes; the change and the record
+// that carry it made the store's JSON writer throw, ending `track` half-way with nothing stored.
+TEST(TrackHistory, AConfigKeyThatIsNotUtf8IsStoredNotThrown) {
+  ScriptedRepo repo("not_utf8");
+  track::Store store(":memory:");
+  const std::string good = R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+ "num_attention_heads": 4, "vocab_size": 1000})";
+  repo.write("config.json", good);
+  repo.commit("good", 1704067200);
+  std::string bad = good;
+  bad.replace(bad.find("num_hidden"), 10, "num_hidd\xe6n");
+  repo.write("config.json", bad);
+  repo.commit("not UTF-8", 1704067300);
+  const auto result = track_repo(repo, store);
+  EXPECT_EQ(result.new_revisions, 2u);
+  const json h = *track::history_json(store, "org/tiny");
+  ASSERT_EQ(h.at("revisions").size(), 2u);
+  const std::string stored = h.at("revisions")[1].dump();
+  EXPECT_NE(stored.find("\xef\xbf\xbd"), std::string::npos) << stored;  // U+FFFD where the byte was
+}
+
 TEST(TrackHistory, NotARepositoryIsOneError) {
   const auto dir = std::filesystem::temp_directory_path() / ("neurarch_track_not_a_repo_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

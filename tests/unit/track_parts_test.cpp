@@ -103,6 +103,12 @@ TEST(TrackTokenizer, ReadsVocabularySpecialTokensAndRoles) {
   const auto broken = track::tokenizer_facts(files);
   ASSERT_EQ(broken.errors.size(), 1u);
   EXPECT_EQ(broken.errors[0], "tokenizer.json: byte 11: does not parse as JSON");
+  // Good syntax that no double holds: nlohmann throws out_of_range, which escaped the reader (and ended a
+  // `track` run) before.
+  files["tokenizer.json"] = R"({"model": {"vocab": {"a": 1e400}}})";
+  const auto huge = track::tokenizer_facts(files);
+  ASSERT_EQ(huge.errors.size(), 1u);
+  EXPECT_EQ(huge.errors[0], "tokenizer.json: holds a number out of range");
 
   std::vector<std::string> errors;
   std::map<std::string, std::string> templates = {
