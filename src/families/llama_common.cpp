@@ -47,7 +47,8 @@ Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scop
   AttentionSpec a{.hidden = s.hidden, .heads = s.heads, .kv_heads = s.kv_heads, .head_dim = s.head_dim,
                   .causal = true, .module = attn, .qkv_bias = s.qkv_bias, .o_bias = s.o_bias,
                   .require_divisible = false, .dropout = s.attention_dropout,
-                  .output_dropout = s.residual_dropout, .rotary = s.rotary && s.names.positions.empty()};
+                  .output_dropout = s.residual_dropout, .rotary = s.rotary && s.names.positions.empty(),
+                  .output_gate = s.attention_output_gate};
   const auto at = static_cast<std::size_t>(i);
   a.window = at < s.windows.size() ? s.windows[at] : s.window;
   if (at < s.rope_layers.size()) a.rotary = a.rotary && s.rope_layers[at];

@@ -73,6 +73,8 @@ struct DecoderSpec {
   std::vector<std::string> head_scalars;  ///< extra [heads] parameters of the attention (GPT-OSS's sinks)
   /// The reference has no SDPA path (GPT-OSS's sinks): the score matrices are kept whatever --attention says.
   bool eager_only = false;
+  /// q_proj also projects a per-channel gate; the heads' output is multiplied by its sigmoid (Qwen3-Next).
+  bool attention_output_gate = false;
   double attention_dropout = 0.0;  ///< on the attention probabilities in train mode
   double residual_dropout = 0.0;   ///< on the attention and MLP outputs before each residual add
   /// Sliding window per layer (0 = full attention); empty: `window` for every layer.
