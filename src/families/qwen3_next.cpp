@@ -8,6 +8,7 @@
 // mlp_only_layers choose, a dense MLP of intermediate_size elsewhere. The QA head keeps `transformer`.
 #include "families/qwen3_next.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include <fmt/format.h>
