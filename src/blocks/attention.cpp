@@ -18,14 +18,16 @@ Value attention(GraphBuilder& b, const Value& x, const std::string& name, const 
       graph::AttentionAttrs{s.heads, kv_heads, head_dim, seq, seq, s.causal, s.window, s.dropout, s.rotary, !s.qkv.empty()};
   b.at(out).attention->clamped_scores = s.clamped_scores;
   b.at(out).attention->softmax_fp32 = s.softmax_fp32;
+  b.at(out).attention->output_gate = s.output_gate;
   b.at(out).dropout = s.output_dropout;
 
   std::int64_t q_out = s.heads * head_dim;
   std::int64_t kv_out = kv_heads * head_dim;
+  const std::int64_t q_projected = s.output_gate ? 2 * q_out : q_out;  // each head's query, then its gate
   if (!s.qkv.empty()) {
-    linear_tensors(b, out, s.qkv, s.hidden, q_out + 2 * kv_out, s.qkv_bias, s.layout);
+    linear_tensors(b, out, s.qkv, s.hidden, q_projected + 2 * kv_out, s.qkv_bias, s.layout);
   } else {
-    linear_tensors(b, out, s.q, s.hidden, q_out, s.qkv_bias, s.layout);
+    linear_tensors(b, out, s.q, s.hidden, q_projected, s.qkv_bias, s.layout);
     linear_tensors(b, out, s.k, s.hidden, kv_out, s.qkv_bias && s.k_bias, s.layout);
     linear_tensors(b, out, s.v, s.hidden, kv_out, s.qkv_bias, s.layout);
   }

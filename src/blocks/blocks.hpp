@@ -56,6 +56,7 @@ struct AttentionSpec {
   bool k_bias = true;           ///< false: k has no bias even with qkv_bias (Whisper's k_proj)
   bool clamped_scores = false;  ///< eager path clamps masked scores (see graph::AttentionAttrs)
   bool softmax_fp32 = false;    ///< eager softmax in fp32, cast back (see graph::AttentionAttrs)
+  bool output_gate = false;     ///< q's projection also gives a sigmoid gate on the heads' output (Qwen3-Next)
 };
 
 /// Self-attention over x: Multi-Head, Grouped-Query or Multi-Query by the head counts.

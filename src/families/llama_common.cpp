@@ -48,7 +48,7 @@ Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scop
                   .causal = true, .module = attn, .qkv_bias = s.qkv_bias, .o_bias = s.o_bias,
                   .require_divisible = false, .dropout = s.attention_dropout,
                   .output_dropout = s.residual_dropout, .rotary = s.rotary && s.names.positions.empty(),
-                  .softmax_fp32 = s.softmax_fp32};
+                  .softmax_fp32 = s.softmax_fp32, .output_gate = s.attention_output_gate};
   const auto at = static_cast<std::size_t>(i);
   a.window = at < s.windows.size() ? s.windows[at] : s.window;
   if (at < s.rope_layers.size()) a.rotary = a.rotary && s.rope_layers[at];

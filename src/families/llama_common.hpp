@@ -73,6 +73,8 @@ struct DecoderSpec {
   std::vector<std::string> head_scalars;  ///< extra [heads] parameters of the attention (GPT-OSS's sinks)
   /// The reference has no SDPA path (GPT-OSS's sinks): the score matrices are kept whatever --attention says.
   bool eager_only = false;
+  /// q_proj also projects a per-channel gate; the heads' output is multiplied by its sigmoid (Qwen3-Next).
+  bool attention_output_gate = false;
   double attention_dropout = 0.0;  ///< on the attention probabilities in train mode
   /// The eager softmax runs in fp32 and casts back, as Llama's eager_attention_forward does.
   bool softmax_fp32 = true;

@@ -62,7 +62,7 @@ Value patch_merger(GraphBuilder& b, const Value& x, const Scope& module, const s
   return dense(b, h, label + "_Linear_2", module / "linear_fc2", merged, out, true);
 }
 
-Vision vision(const BuildInput& in, GraphBuilder& b, const Config& c) {
+Vision vision(const BuildInput& in, GraphBuilder& b, const Config& c, bool deepstack) {
   const std::int64_t depth = c.dim({"depth", "num_hidden_layers"}, 27);
   const std::int64_t width = c.dim({"hidden_size"}, 1152);
   const std::int64_t out_width = c.dim({"out_hidden_size"}, 3584);
@@ -75,7 +75,9 @@ Vision vision(const BuildInput& in, GraphBuilder& b, const Config& c) {
   const std::int64_t intermediate = c.dim({"intermediate_size"}, 4304);
   const std::string activation = c.text({"hidden_act"}, "gelu_pytorch_tanh");
   std::vector<std::int64_t> deepstack_layers{8, 16, 24};
-  if (const auto* list = c.raw({"deepstack_visual_indexes"}); list && list->is_array()) {
+  if (!deepstack) {
+    deepstack_layers.clear();
+  } else if (const auto* list = c.raw({"deepstack_visual_indexes"}); list && list->is_array()) {
     deepstack_layers.clear();
     for (const auto& e : *list)
       if (e.is_number_integer()) deepstack_layers.push_back(e.get<std::int64_t>());
@@ -131,7 +133,8 @@ Vision vision(const BuildInput& in, GraphBuilder& b, const Config& c) {
 
 }  // namespace
 
-Value build(const BuildInput& in, GraphBuilder& b, const decoder::DecoderSpec& text, std::string_view text_class) {
+Value build(const BuildInput& in, GraphBuilder& b, const decoder::DecoderSpec& text, std::string_view text_class,
+            bool deepstack) {
   const Config& c = in.config;
   const Config text_config = c.child("text_config");
   const Config vision_config = c.child("vision_config");
@@ -143,7 +146,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const decoder::DecoderSpec& t
     Vision v;
     {
       graph::Nested nest(b, {.module = "visual", .label = "Vision_", .first_block = 0});
-      v = vision(in, b, vision_config);
+      v = vision(in, b, vision_config, deepstack);
     }
     b.note(fmt::format("a {0}x{0} photo is resized to {1}x{1}: {2} patches through the vision tower, {3} image "
                        "tokens in the prompt, {4} DeepStack feature sets added to the first decoder layers; "

@@ -24,7 +24,9 @@ decoder::DecoderSpec text_spec(const Config& text);
 /// The whole model: `visual`, then the text decoder `text` under `language_model` (its base class
 /// `text_class`), `lm_head` at the top for the head class, tied as the composite config's tie_word_embeddings
 /// says (transformers 5). The photo is --image-size square, else the tower's native grid
-/// (sqrt(num_position_embeddings) patches a side).
-Value build(const BuildInput& in, GraphBuilder& b, const decoder::DecoderSpec& text, std::string_view text_class);
+/// (sqrt(num_position_embeddings) patches a side). `deepstack` false: the tower has no DeepStack mergers
+/// whatever the vision config says (Qwen3.5's Qwen3_5VisionModel deletes them).
+Value build(const BuildInput& in, GraphBuilder& b, const decoder::DecoderSpec& text, std::string_view text_class,
+            bool deepstack = true);
 
 }  // namespace neurarch::families::qwen3_vl

@@ -13,8 +13,9 @@ constexpr std::array<std::string_view, kNodeTypeCount> kNodeTypeNames{
     "LM Head",        "Classifier",    "Output",
     "Latent Attention", "State Space Mixer", "Conv1d", "Relative Position Bias",
     "Contrastive Logits", "Conv2d", "BatchNorm", "Pool",
+    "Gated DeltaNet",
 };
-static_assert(static_cast<int>(NodeType::Pool) + 1 == kNodeTypeCount,
+static_assert(static_cast<int>(NodeType::GatedDeltaNet) + 1 == kNodeTypeCount,
               "name table out of step with NodeType");
 }  // namespace
 

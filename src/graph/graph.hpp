@@ -45,8 +45,10 @@ enum class NodeType {
   Conv2d,
   BatchNorm,
   Pool,
+  // Appended for the linear-attention hybrids (Qwen3-Next, Qwen3.5):
+  GatedDeltaNet,  ///< gated delta-rule linear attention: projections, causal conv1d over q/k/v, chunked recurrence
 };
-inline constexpr int kNodeTypeCount = 27;
+inline constexpr int kNodeTypeCount = 28;
 
 /// NodeType::GroupedQueryAttention -> "Grouped-Query Attention"
 std::string_view node_type_name(NodeType t);
@@ -97,6 +99,9 @@ struct AttentionAttrs {
   std::int64_t relative_span = 0;
   bool c2p = false;
   bool p2c = false;
+  /// The heads' output is multiplied by sigmoid(gate) before the output projection, the gate projected
+  /// together with q (Qwen3-Next's gated attention: q_proj twice as wide).
+  bool output_gate = false;
 };
 
 /// Multi-head latent attention's low-rank factorisation (DeepSeek-V2/V3): q through a
@@ -121,6 +126,23 @@ struct StateSpaceAttrs {
   std::int64_t heads = 0;           ///< version 2
   std::int64_t groups = 0;          ///< version 2: n_groups sharing B and C
   std::int64_t projection = 0;      ///< in_proj's output width
+};
+
+/// A Gated DeltaNet mixer (linear attention with a delta-rule state update): q and k of key_heads x
+/// key_head_dim, v and the output gate z of value_heads x value_head_dim, per-value-head beta and decay;
+/// a depthwise causal conv1d of conv_kernel taps over q, k and v; the recurrence run chunk tokens at a
+/// time; a gated RMSNorm over each value head; out_proj back to hidden. The state is
+/// [value_heads, key_head_dim, value_head_dim] per sequence, whatever the sequence length.
+struct LinearAttentionAttrs {
+  std::int64_t key_heads = 0;
+  std::int64_t value_heads = 0;
+  std::int64_t key_head_dim = 0;
+  std::int64_t value_head_dim = 0;
+  std::int64_t conv_kernel = 0;
+  std::int64_t chunk = 64;  ///< tokens per block of the chunked kernel (flash-linear-attention's BT)
+  /// Matmul weights that read the mixer's input (in_proj_qkvz + in_proj_ba, or Qwen3.5's four), declared
+  /// first; out_proj is declared last.
+  std::int64_t input_projections = 2;
 };
 
 /// What a convolution or pooling node slides over its [C, H, W] input.
@@ -195,6 +217,7 @@ struct Node {
   std::optional<MoEAttrs> moe;  ///< set on MixtureOfExperts nodes
   std::optional<LatentAttentionAttrs> latent;  ///< set on LatentAttention nodes
   std::optional<StateSpaceAttrs> ssm;          ///< set on StateSpaceMixer nodes
+  std::optional<LinearAttentionAttrs> linear_attention;  ///< set on GatedDeltaNet nodes
   std::optional<SpatialAttrs> spatial;  ///< Conv2d and Pool nodes
   std::string activation;  ///< for nodes that apply one (pooler tanh, head transform gelu)
   double dropout = 0.0;    ///< dropout on this node's output in train mode (a saved mask)

@@ -338,6 +338,10 @@ class Builder {
         state_space(a, n, tokens, d_in, in_bytes);
         out = c;
         break;
+      case NodeType::GatedDeltaNet:
+        gated_delta_net(a, n, tokens, d_in, in_bytes);
+        out = c;
+        break;
       case NodeType::RelativePositionBias:
         // An embedding lookup of one bucket index per (query, key) pair; its [heads, q, k]
         // output is added to the scores, which keeps nothing.
@@ -397,6 +401,12 @@ class Builder {
       a.saved.push_back({"p2c: key layer", tokens * kv_saved_heads * hd, c});
     }
     attention_core(a, n, at, tokens, tokens * h * hd);
+    if (at.output_gate) {
+      // attn_output * sigmoid(gate): the product keeps the heads' output (a contiguous copy of the kernel's)
+      // and the sigmoid's output, which sigmoid's own backward reuses.
+      a.saved.push_back({"heads' output (for the output gate)", tokens * h * hd, c});
+      a.saved.push_back({"output gate (sigmoid output)", tokens * h * hd, c});
+    }
     auto saving = saving_weights(n);
     if (!saving.empty() && saving.back())
       a.saved.push_back({"output projection input", tokens * h * hd, c});
@@ -660,6 +670,56 @@ class Builder {
     output_dropout(a, n);
   }
 
+  // A Gated DeltaNet mixer as transformers 5.24 trains it on a GPU (models/qwen3_next/modeling_qwen3_next.py,
+  // models/qwen3_5): with flash-linear-attention and causal-conv1d installed it takes fla's chunk_gated_delta_rule
+  // and causal_conv1d_fn over its PyTorch fallbacks; the gated RMSNorm stays eager PyTorch (fla's
+  // FusedRMSNormGated replaces it only under use_kernels=True). What autograd keeps:
+  // - the input projections keep their input; causal_conv1d_fn (CausalConv1dFn) keeps its input, the
+  //   concatenated q/k/v [tokens, 2 key_dim + value_dim], and recomputes its SiLU;
+  // - beta = sigmoid(b) keeps its output; g = -exp(A_log) * softplus(a.float() + dt_bias) keeps softplus's fp32
+  //   input and output;
+  // - ChunkGatedDeltaRuleFunction.forward (fla/ops/gated_delta_rule/chunk.py, flash-linear-attention at
+  //   github.com/fla-org/flash-linear-attention) saves q and k after its in-kernel L2 norm with their fp32 rstd,
+  //   v, the chunk-local cumulative g (fp32), beta and the solved WY matrix A [tokens, value_heads, chunk] in
+  //   k's dtype, and recomputes w, u and the chunk states in backward. q and k are counted at value_heads, as
+  //   the PyTorch path and fla releases without grouped-value support repeat them; newer fla reads them at
+  //   key_heads. That errs high by 2 x tokens x (value_heads - key_heads) x key_head_dim elements;
+  // - the eager gated RMSNorm keeps its fp32 input and rstd, the normalised input cast back (for the weight),
+  //   the weighted product (fp32 when an fp32 weight promotes it), the gate's fp32 copy (silu's input) and
+  //   silu's output;
+  // - out_proj keeps its input.
+  void gated_delta_net(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
+    const auto& m = *n.linear_attention;
+    const int c = p_.compute;
+    const std::int64_t key_dim = m.key_heads * m.key_head_dim, value_dim = m.value_heads * m.value_head_dim;
+    const std::int64_t per_head = tokens * m.value_heads;
+    linear_inputs(a, n, 0, static_cast<std::size_t>(m.input_projections), tokens * d_in, in_bytes,
+                  "input projections' input");
+    lora_bottlenecks(a, n, tokens);
+    a.saved.push_back({"causal conv1d input (q, k, v)", tokens * (2 * key_dim + value_dim), c});
+    a.saved.push_back({"beta (sigmoid output)", per_head, c});
+    a.saved.push_back({"decay: softplus input and output (fp32)", 2 * per_head, 4});
+    a.saved.push_back({"delta rule: L2-normed q and k", 2 * per_head * m.key_head_dim, c});
+    a.saved.push_back({"delta rule: q and k rstd (fp32)", 2 * per_head, 4});
+    a.saved.push_back({"delta rule: v", tokens * value_dim, c});
+    a.saved.push_back({"delta rule: cumulative decay (fp32)", per_head, 4});
+    a.saved.push_back({"delta rule: WY matrix A", per_head * m.chunk, c});
+    a.saved.push_back({"gated RMSNorm: fp32 input", tokens * value_dim, 4});
+    a.saved.push_back({"gated RMSNorm: rstd (fp32)", per_head, 4});
+    a.saved.push_back({"gated RMSNorm: normalised input", tokens * value_dim, c});
+    a.saved.push_back({"gated RMSNorm: weighted output", tokens * value_dim, p_.autocast ? 4 : c});
+    a.saved.push_back({"gated RMSNorm: gate (fp32) and silu output", 2 * tokens * value_dim, 4});
+    auto saving = saving_weights(n);
+    if (!saving.empty() && saving.back()) a.saved.push_back({"out_proj input", tokens * value_dim, c});
+    if (!gdn_note_) {
+      notes_.push_back("Gated DeltaNet mixers are sized for flash-linear-attention's chunked kernel and "
+                       "causal-conv1d; without them transformers' PyTorch fallback keeps fp32 copies of every "
+                       "chunk's matrices");
+      gdn_note_ = true;
+    }
+    output_dropout(a, n);
+  }
+
   // DETR's frozen batch norm keeps its affine in buffers; a trained one has weight and bias parameters.
   bool frozen_affine(const Node& n) const {
     for (int t : n.tensors)
@@ -677,7 +737,8 @@ class Builder {
   Bytes p_{};
   LogitsTerms logits_;
   std::vector<std::string> notes_;
-  bool lora_dropout_seen_ = false, lora_note_ = false, eager_note_ = false, ssm_note_ = false, eager_only_note_ = false;
+  bool lora_dropout_seen_ = false, lora_note_ = false, eager_note_ = false, ssm_note_ = false, eager_only_note_ = false,
+       gdn_note_ = false;
   std::vector<bool> memory_saved_;  ///< encoder states already kept (uncast) by an earlier cross-attention
 };
 

@@ -87,6 +87,21 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
       if (!flash)
         c.activation_bytes += per_token * static_cast<double>(a.heads * a.query_len * a.kv_len) * (4.0 + act) * 2.0;
     }
+    if (n.linear_attention) {
+      // The chunked delta rule (flash-linear-attention's chunk_gated_delta_rule_fwd), per token and value head
+      // with chunk length C: k k^T within the chunk (2 C dk), the WY products w and u (2 C (dk + dv)), the
+      // chunk-to-chunk state update (v_new = u - w h, h += k^T v_new: 4 dk dv), the output from the state (2 dk dv)
+      // and within the chunk (q k^T, then times v_new: 2 C (dk + dv)), and the triangular solve (C^2 / 3).
+      // Backward is twice that plus the recomputation of w, u and the states it starts with.
+      const auto& la = *n.linear_attention;
+      const double dk = static_cast<double>(la.key_head_dim), dv = static_cast<double>(la.value_head_dim);
+      const double chunk = static_cast<double>(la.chunk);
+      const double per = tokens * static_cast<double>(la.value_heads);
+      const double recompute = per * (2.0 * chunk * (dk + dv) + 4.0 * dk * dv);
+      const double core = per * (2.0 * chunk * dk + 4.0 * chunk * (dk + dv) + 6.0 * dk * dv + chunk * chunk / 3.0);
+      c.flops_forward += core;
+      c.flops_backward += 2.0 * core + recompute;
+    }
     if (s.grad_checkpointing && n.block >= 0) c.flops_backward += c.flops_forward;  // recomputation
     if (!recorded[static_cast<std::size_t>(n.index)]) c.flops_backward = 0;  // upstream of every trained weight
   }

@@ -16,6 +16,7 @@ bool uses_matmul(NodeType t) {
     case NodeType::MixtureOfExperts:
     case NodeType::LatentAttention:
     case NodeType::StateSpaceMixer:
+    case NodeType::GatedDeltaNet:
     case NodeType::Linear:
     case NodeType::Pooler:
     case NodeType::Classifier:

@@ -76,6 +76,9 @@ std::string attributes(const Node& n) {
   if (n.ssm)
     parts.push_back(fmt::format("Mamba{} · inner {} · state {}", n.ssm->version == 2 ? "-2" : "", n.ssm->inner,
                                 n.ssm->state));
+  if (n.linear_attention)
+    parts.push_back(fmt::format("Gated DeltaNet · {} k heads · {} v heads · conv {}", n.linear_attention->key_heads,
+                                n.linear_attention->value_heads, n.linear_attention->conv_kernel));
   if (n.spatial) {
     const auto& s = *n.spatial;
     parts.push_back(fmt::format("{}×{} /{}", s.kernel_h, s.kernel_w, s.stride));
