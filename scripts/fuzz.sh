@@ -25,7 +25,9 @@ for target in "${targets[@]}"; do
   mkdir -p "build-fuzz/corpus/$name" "build-fuzz/artifacts/$name"
   echo "fuzz: $target for ${seconds} s"
   # The outer timeout catches what libFuzzer's own -timeout cannot (a run wedged outside an input).
-  timeout $((seconds + 300)) "build-fuzz/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
+  # A fixed seed makes the smoke run reproducible: a slower machine runs a prefix of the same inputs.
+  timeout $((seconds + 300)) "build-fuzz/fuzz/$target" -seed="${NEURARCH_FUZZ_SEED:-1}" -max_total_time="$seconds" \
+    -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
     -dict="fuzz/dict/$name.dict" -artifact_prefix="build-fuzz/artifacts/$name/" \
     "build-fuzz/corpus/$name" "fuzz/corpus/$name" 2>"build-fuzz/$target.log" ||
     { tail -n 60 "build-fuzz/$target.log"; echo "fuzz: $target failed (input under build-fuzz/artifacts/$name/)"; exit 1; }

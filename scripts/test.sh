@@ -10,9 +10,9 @@ ctest --test-dir build --output-on-failure -j"$(nproc)"
 # Python package (issue 10): pip builds the wheel offline in a fresh venv (reusing build/), then pytest.
 scripts/test_python.sh
 
-# Fuzz smoke (issue 18): builds the libFuzzer targets with clang into build-fuzz/ and runs each for 60 s from its
-# seed corpus and dictionary; a crash, a sanitizer report, a leak or an input slower than 10 s fails. Its cost on
-# CI's 2 cores is measured in docs/hostile-input.md. NEURARCH_FUZZ_SECONDS=0 skips it on a local run; CI runs it.
-fuzz_seconds="${NEURARCH_FUZZ_SECONDS:-60}"
-if [[ -n "${CI:-}" && "$fuzz_seconds" == 0 ]]; then fuzz_seconds=60; fi
+# Fuzz smoke (issue 18): builds the libFuzzer targets with clang into build-fuzz/ and runs each for
+# NEURARCH_FUZZ_SECONDS (e.g. 60) from its seed corpus and dictionary with a fixed seed; a crash, a sanitizer
+# report, a leak or an input slower than 10 s fails. Off unless set: the instrumented build (every src/ file
+# again, with clang) has not yet been timed on CI's cold 2 cores (docs/hostile-input.md estimates ~15 min).
+fuzz_seconds="${NEURARCH_FUZZ_SECONDS:-0}"
 if [[ "$fuzz_seconds" != 0 ]]; then scripts/fuzz.sh "$fuzz_seconds"; fi

@@ -286,6 +286,7 @@ Predicted predict(const std::string& config, const std::string& cls, const std::
   o.full.batch = o.lora.batch = batch;
   o.full.mode = neurarch::plan::Mode::Full;
   o.lora.mode = neurarch::plan::Mode::LoRA;
+  o.full.hold_outputs = o.lora.hold_outputs = false;  // calibration/measure.py drops the outputs, as validate plans it
   o.cards = {neurarch::plan::Card{"c", card_bytes, 1, true, 1, std::nullopt, "test"}};
   auto p = neurarch::plan::make_plan(r.graph, o);
   const auto& m = mode == "full" ? p.full : p.lora;

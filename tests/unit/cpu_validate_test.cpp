@@ -60,20 +60,29 @@ TEST(CpuRows, ReadsTypedAndNamesBadLines) {
   EXPECT_THROW(parse_cpu_row(no_peak, "rows.jsonl", 1), neurarch::Error);
 }
 
-TEST(CpuValidate, PureHalfAndForLoopRowsAreCountedInexpressible) {
+TEST(CpuValidate, UnplannableOptimizerAndForLoopRowsAreCountedInexpressible) {
   const auto dir = fs::temp_directory_path() / ("neurarch_cpu_rows_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::string bf16 = kRow, loop = kRow;
-  bf16.replace(bf16.find("\"precision\": \"fp32\""), 19, "\"precision\": \"bf16\"");
+  std::string sgd = kRow, loop = kRow;
+  sgd.replace(sgd.find("\"optimizer\": \"adamw\""), 20, "\"optimizer\": \"sgd\"");
   loop.replace(loop.find("\"foreach\": true"), 15, "\"foreach\": false");
-  std::ofstream(dir / "rows.jsonl") << bf16 << "\n\n" << loop << "\n";
+  std::ofstream(dir / "rows.jsonl") << sgd << "\n\n" << loop << "\n";
   auto r = validate({dir.string()});
   EXPECT_EQ(last_line(r.out), "cpu: rows 2, planned 0, inexpressible 2, median 0.0%, p90 0.0%, under10 0") << r.out
                                                                                                             << r.err;
-  EXPECT_NE(r.out.find("pure bf16 training"), std::string::npos);
+  EXPECT_NE(r.out.find("optimizer 'sgd'"), std::string::npos);
   EXPECT_NE(r.out.find("for-loop"), std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST(CpuValidate, RowsWithoutLossOrLoopFieldsRanTheModelLossAndDroppedTheOutputs) {
+  const auto r = parse_cpu_row(kRow, "rows.jsonl", 1);
+  EXPECT_EQ(r.loss, "model");
+  EXPECT_FALSE(r.hold_outputs);
+  std::string bad = kRow;
+  bad.insert(bad.find("\"foreach\""), "\"loss\": \"mse\", ");
+  EXPECT_THROW(parse_cpu_row(bad, "rows.jsonl", 1), neurarch::Error);
 }
 
 TEST(CpuValidate, CommittedRowsMeetTheTargets) {

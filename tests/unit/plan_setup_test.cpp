@@ -17,6 +17,7 @@ using namespace neurarch::plan;
 namespace {
 
 using neurarch::testing::exact_runtime;
+using neurarch::testing::tiny_attention_lm;
 using neurarch::testing::tiny_mlp_lm;
 
 constexpr std::int64_t kParams = 10 * 8 + (16 * 8 + 16) + (8 * 16 + 8) + 10 * 8;  // 440
