@@ -49,6 +49,9 @@ foreach(layer IN LISTS NEURARCH_LAYERS)
   target_include_directories(neurarch_src_${layer} PRIVATE ${view})
 endforeach()
 
+include(${CMAKE_CURRENT_LIST_DIR}/PrecompiledHeaders.cmake)
+neurarch_precompile(neurarch_src_families)
+
 file(GLOB_RECURSE neurarch_layered_files CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/*.cpp ${CMAKE_SOURCE_DIR}/src/*.hpp
      ${CMAKE_SOURCE_DIR}/src/*.h ${CMAKE_SOURCE_DIR}/src/*.def ${CMAKE_SOURCE_DIR}/src/*.inc)
 add_custom_command(

@@ -60,10 +60,7 @@ class Builder {
 
   // A 4-bit base linear: bitsandbytes' MatMul4Bit keeps its input whenever the input needs a
   // gradient (ctx.tensors = (A, B), bitsandbytes/autograd/_functions.py), frozen weight or not.
-  bool quantized(int t) const {
-    const auto& r = roles_[static_cast<std::size_t>(t)];
-    return s_.mode == Mode::QLoRA && r.matmul && !r.head && g_.tensors[static_cast<std::size_t>(t)].shape.size() == 2;
-  }
+  bool quantized(int t) const { return roles_[static_cast<std::size_t>(t)].quantized; }
 
   // Whether the base matmul itself keeps its input: a trained weight (its gradient) or a 4-bit one.
   bool base_keeps_input(const Node& n, std::size_t matmul_index) const {

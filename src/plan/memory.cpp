@@ -118,7 +118,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
         optimize(node, t.shape, n, precision.parameter_bytes);
       }
     } else {
-      bool quantized = s.mode == Mode::QLoRA && r.matmul && !r.head && t.shape.size() == 2;
+      const bool quantized = r.quantized;
       const std::int64_t base = quantized ? static_cast<std::int64_t>(static_cast<double>(n) * kNf4BytesPerWeight)
                                           : n * precision.frozen_base_bytes;
       static_.parameters += allocator_rounded(base, rt);

@@ -53,6 +53,9 @@ const std::vector<OptionSpec> kOptions{
      "--hold-outputs", ""},
     {"untie_head", K::Boolean, {}, 0, 0, "false",
      "the framework gives the LM head a weight of its own where the checkpoint ties it (litgpt)", "--untie-head", ""},
+    {"quantize_head", K::Boolean, {}, 0, 0, "false",
+     "QLoRA stores the LM head in 4 bits too (Lightning's bitsandbytes plugin, litgpt); transformers keeps it in 16",
+     "--quantize-head", ""},
     {"loss", K::Choice, {"cross-entropy", "chunked", "fused", "logits-sum"}, 0, 0, "cross-entropy",
      "cross-entropy (full logits up-cast to fp32, as transformers) | chunked (per chunk, compute dtype) | fused "
      "(fused linear cross-entropy) | logits-sum (benchmarks' logits.sum())",
@@ -220,6 +223,7 @@ Setup setup_from(const std::map<std::string, std::string>& v, const Runtime& rt)
   s.keep_gradients = flag("keep_gradients", s.keep_gradients);
   s.hold_outputs = flag("hold_outputs", s.hold_outputs);
   s.untie_head = flag("untie_head", s.untie_head);
+  s.quantize_head = flag("quantize_head", s.quantize_head);
   // Accumulating gradients means the buffers exist before every micro-batch but the first.
   if (as_int(v, "grad_accum", 1) > 1) s.keep_gradients = true;
   if (const auto* t = text("loss")) {

@@ -68,6 +68,10 @@ struct Setup {
   /// The framework builds its own module whose LM head is a weight of its own even where the
   /// checkpoint ties it to the embedding (litgpt's GPT copies wte into lm_head when converting).
   bool untie_head = false;
+  /// QLoRA also stores the LM head in 4 bits. Lightning's BitsandbytesPrecision (litgpt) swaps every
+  /// nn.Linear for bitsandbytes' Linear4bit, the head's included; transformers' bitsandbytes loader keeps
+  /// the output embedding in 16 bits (integrations/bitsandbytes.py, get_keys_to_not_convert).
+  bool quantize_head = false;
   Loss loss = Loss::CrossEntropy;
   std::int64_t loss_chunk = 128;  ///< tokens per chunk (Chunked, Fused)
   std::int64_t loss_chunks = 0;   ///< > 0: split the step's tokens into this many chunks instead (torchtune)

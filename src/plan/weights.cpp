@@ -69,6 +69,7 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     // A head is adapted only when it is named (PEFT target "lm_head", litgpt's lora_head).
     r.lora_target = r.matmul && (!r.head || named) && t.shape.size() == 2 && t.name.ends_with(".weight") &&
                     node.type != NodeType::PatchEmbed && (s.lora_targets.empty() || named);
+    r.quantized = s.mode == Mode::QLoRA && r.matmul && (!r.head || s.quantize_head) && t.shape.size() == 2;
     if (r.lora_target) {
       r.lora_parameters = s.lora_rank * (t.shape[0] + t.shape[1]);
       // DoRA's magnitude: one value per output feature (peft/tuners/lora/dora.py).

@@ -16,6 +16,9 @@ struct WeightRole {
   /// classifier under LoRA (PEFT's modules_to_save); never one the reference freezes.
   bool trained = false;
   bool lora_target = false;  ///< gets an adapter under LoRA/QLoRA
+  /// Stored as 4-bit NF4 under QLoRA: a linear's 2-D weight (not a convolution's), the head only with
+  /// Setup::quantize_head. bitsandbytes' MatMul4Bit keeps its input for backward and dequantizes it.
+  bool quantized = false;
   std::int64_t lora_parameters = 0;  ///< rank x (in + out), plus DoRA's magnitude
   std::int64_t dora_parameters = 0;  ///< DoRA's magnitude vector (out)
 };

@@ -33,6 +33,7 @@ Json memory_json(const plan::MemoryPlan& m, const plan::Setup& s) {
             {"keep_gradients", s.keep_gradients},
             {"hold_outputs", s.hold_outputs},
             {"untie_head", s.untie_head},
+            {"quantize_head", m.mode == plan::Mode::QLoRA ? Json(s.quantize_head) : Json(nullptr)},
             {"loss", plan::loss_name(s.loss)},
             {"grad_checkpointing", s.grad_checkpointing},
             {"lora_rank", m.mode == plan::Mode::Full ? Json(nullptr) : Json(s.lora_rank)},

@@ -191,6 +191,7 @@ RequestOptions options_from_json(const Json& body, const std::set<std::string>& 
   effective["keep_gradients"] = f.keep_gradients;
   effective["hold_outputs"] = f.hold_outputs;
   effective["untie_head"] = f.untie_head;
+  effective["quantize_head"] = l.quantize_head;
   effective["loss"] = {plan::loss_name(f.loss), f.loss_chunk, f.loss_chunks};
   effective["lora_rank"] = l.lora_rank;
   effective["lora_dropout"] = l.lora_dropout;

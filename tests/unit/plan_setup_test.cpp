@@ -159,6 +159,22 @@ TEST(PlanSetup, UntiedHeadIsAWeightOfItsOwn) {
   EXPECT_EQ(untied.static_terms().optimizer_state, kParams * 2 * 2);
 }
 
+TEST(PlanSetup, QuantizedHeadIsStoredInFourBitsAndKeepsItsInput) {
+  auto g = tiny_mlp_lm(4);
+  plan::Setup s = with(Precision::Bf16);
+  s.mode = plan::Mode::QLoRA;
+  MemoryModel kept(g, s, exact_runtime());
+  s.quantize_head = true;
+  MemoryModel quantized(g, s, exact_runtime());
+  // The 10 x 8 head: 80 bf16 weights (160 bytes) become 80 x (0.5 + 0.127 / 8) = 41 bytes of NF4.
+  EXPECT_EQ(kept.static_terms().parameters - quantized.static_terms().parameters, 160 - 41);
+  // bitsandbytes' MatMul4Bit keeps its input, the head's [4, 8] bf16 one, for the input gradient.
+  int head = -1;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    if (g.nodes[i].name == "LM_Head") head = static_cast<int>(i);
+  EXPECT_EQ(quantized.node_activation_bytes(head, 1) - kept.node_activation_bytes(head, 1), 4 * 8 * 2);
+}
+
 TEST(PlanSetup, EagerSoftmaxInFp32KeepsTheFp32ProbabilitiesAndTheirCast) {
   const std::int64_t scores = 2 * 32 * 32;  // heads x q x kv
   auto bytes_of = [&](bool fp32_softmax, Precision p) {
