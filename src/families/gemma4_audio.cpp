@@ -166,12 +166,12 @@ Value audio_tower(GraphBuilder& b, const Config& c, std::int64_t frames) {
   const std::int64_t sub_frames = map.shape[1], flattened = map.shape[0] * map.shape[2];
   // The reference sizes input_proj_linear from the channels alone, for 128 mel bins.
   const std::int64_t expected = (s.channels[0] / 4) * s.channels[1];
+  if (flattened != expected)
+    b.fail(map, fmt::format("the sub-sampled map flattens to {} features, but input_proj_linear reads "
+                            "(subsampling_conv_channels[0] // 4) x subsampling_conv_channels[1] = {}",
+                            flattened, expected));
   x = dense(b, Value{map.node, {sub_frames, flattened}}, "Subsample_Projection", sscp / "input_proj_linear",
             expected, s.hidden, false);
-  if (flattened != expected)
-    b.fail(x, fmt::format("the sub-sampled map flattens to {} features, but input_proj_linear reads "
-                          "(subsampling_conv_channels[0] // 4) x subsampling_conv_channels[1] = {}",
-                          flattened, expected));
 
   for (std::int64_t i = 0; i < s.layers; ++i) {
     b.set_block(static_cast<int>(i));
