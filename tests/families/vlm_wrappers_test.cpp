@@ -1,6 +1,6 @@
-// Graph facts of DeepSeek-VL, DeepSeek-VL-Hybrid and Ovis2 that the tensor lists alone do not show: how many image
+// Graph facts of DeepSeek-VL, DeepSeek-VL-Hybrid, Ovis2 and Janus that the tensor lists alone do not show: how many image
 // tokens reach the prompt, the high-resolution projection shared by two maps, the visual tokenizer's regrouping,
-// and the defaults that cannot run. The tensors are checked by tests/groundtruth_test.cpp.
+// Janus's generation modules stored beside the forward, and the defaults that cannot run. The tensors are checked by tests/groundtruth_test.cpp.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -88,6 +88,29 @@ TEST(Ovis2Family, VisualTokensAreDistributionsOverATable) {
 TEST(Ovis2Family, ATableNarrowerThanTheTextModelCannotRun) {
   auto m = build(ovis2(128, 1));
   EXPECT_FALSE(m.graph.forward.ok);
+}
+
+TEST(JanusFamily, GenerationModulesAreStoredNotRun) {
+  nlohmann::json vision = {{"hidden_size", 64}, {"num_hidden_layers", 2}, {"num_attention_heads", 4},
+                           {"image_size", 64}, {"patch_size", 16}, {"projection_dim", 256}, {"depth", 3},
+                           {"use_qk_norm", true}};
+  nlohmann::json vq = {{"base_channels", 32}, {"channel_multiplier", {1, 2}}, {"num_res_blocks", 1},
+                       {"latent_channels", 64}, {"num_embeddings", 128}, {"projection_dim", 256},
+                       {"image_token_embed_dim", 256}};
+  auto m = build({{"model_type", "janus"}, {"architectures", {"JanusForConditionalGeneration"}},
+                  {"vision_config", vision}, {"vq_config", vq}, {"text_config", small_llama()}});
+  const auto& g = m.graph;
+  ASSERT_TRUE(g.forward.ok) << g.forward.reason;
+  // 16 patches of 64 px / 16, through fc1 and two more layers of the aligner.
+  EXPECT_EQ(node(g, "Aligner_Hidden_1").out, (graph::Shape{16, 256}));
+  EXPECT_EQ(g.find_tensor("model.vision_model.encoder.layers.1.self_attn.q_norm.bias")->shape, (graph::Shape{64}));
+  // The lowest resolution (level 1, 64 channels) has the attention blocks; the decoder visits it first.
+  EXPECT_NE(g.find_tensor("model.vqmodel.encoder.down.1.attn.0.q.weight"), nullptr);
+  EXPECT_EQ(g.find_tensor("model.vqmodel.encoder.down.0.attn.0.q.weight"), nullptr);
+  EXPECT_EQ(g.find_tensor("model.vqmodel.decoder.up.0.block.1.conv1.weight")->shape, (graph::Shape{64, 64, 3, 3}));
+  EXPECT_EQ(g.find_tensor("model.vqmodel.decoder.up.1.block.0.nin_shortcut.weight")->shape,
+            (graph::Shape{32, 64, 1, 1}));
+  EXPECT_EQ(node(g, "Generation_Modules_Stored").out, (graph::Shape{16, 256}));
 }
 
 }  // namespace
