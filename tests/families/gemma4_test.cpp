@@ -111,5 +111,21 @@ TEST(Gemma4Family, AudioChannelsThatMissTheMelBinsCannotRun) {
   EXPECT_THROW(build(audio), Error);
 }
 
+TEST(Gemma4Family, BuffersFollowTheModelsDtype) {
+  // torch.tensor / torch.ones at construction take the default dtype, which from_config sets to the config's.
+  auto config = whole(true, true);
+  config["dtype"] = "bfloat16";
+  config["vision_config"]["standardize"] = true;
+  auto m = build(config);
+  const auto& g = m.graph;
+  for (const char* name : {"model.vision_tower.encoder.layers.0.mlp.up_proj.output_max", "model.vision_tower.std_scale",
+                           "model.audio_tower.layers.0.self_attn.q_proj.input_min",
+                           "model.language_model.layers.1.layer_scalar"}) {
+    const auto* t = g.find_tensor(name);
+    ASSERT_NE(t, nullptr) << name;
+    EXPECT_EQ(t->dtype, DType::BF16) << name;
+  }
+}
+
 }  // namespace
 }  // namespace neurarch
