@@ -64,14 +64,14 @@ Value attention_pooling(GraphBuilder& b, const Value& x, const Scope& head, cons
 
 }  // namespace
 
-Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root) {
+Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root, const VisionVariant& v) {
   const Dims d = read_dims(c, {.hidden = 1024, .intermediate = 2816, .layers = 24, .heads = 8});
   const BuildInput sub{c, in.class_name, in.head, in.requested_seq, in.requested_image_size};
   const vit::Geometry g = vit::read_geometry(sub, {224, 224, false}, 14);
   const bool native = c.flag({"is_native"}, false);
   const Scope emb = root / "embeddings";
 
-  auto x = vit::pixel_stem(b, g, emb / "patch_embed", d.hidden, 0);
+  auto x = vit::pixel_stem(b, g, emb / v.patch_module, d.hidden, 0);
   x = norm(b, x, "Patch_RMSNorm", {emb / "rms_norm", NormKind::RMSNorm});
   if (!native) {
     // position_ids cover the configured grid only: another image size fails the addition.
@@ -87,7 +87,7 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const
   Tower t;
   t.hidden = d.hidden;
   t.sequence = encoder(b, x, root, d, false);
-  t.pooled = c.flag({"use_head"}, true) ? attention_pooling(b, t.sequence, root / "head", d) : t.sequence;
+  t.pooled = v.head && c.flag({"use_head"}, true) ? attention_pooling(b, t.sequence, root / "head", d) : t.sequence;
   return t;
 }
 

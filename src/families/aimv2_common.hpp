@@ -6,6 +6,7 @@
 // is_native, 2-D sin-cos positions computed for whatever image comes in. The vision pooler is an attention
 // probe (head: a learned cls_token queries k_proj/v_proj of the sequence, then output_proj).
 #include <cstdint>
+#include <string_view>
 
 #include "families/family.hpp"
 
@@ -21,8 +22,16 @@ struct Tower {
   std::int64_t hidden = 0;
 };
 
+/// What a vision transformer copied from AIMv2's renames or leaves out (Ovis2's: modular_ovis2.py derives it from
+/// Aimv2's, with the stem's conv named patch_embedding and no attention-probe head).
+struct VisionVariant {
+  std::string_view patch_module = "patch_embed";
+  bool head = true;  ///< the attention-probe head, when the config's use_head (default true) asks for it
+};
+
 /// Aimv2VisionModel's modules under `root` ("" alone, "vision_model" inside Aimv2Model).
-Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root);
+Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root,
+                   const VisionVariant& v = {});
 /// Aimv2TextModel's modules under `root`.
 Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root);
 

@@ -193,7 +193,8 @@ Value layer(GraphBuilder& b, const Value& streams, const std::optional<Value>& p
   } else if (n > 0) {
     out = corrected;
   }
-  if (t.layer_scalar) b.buffer(out, l("layer_scalar"), {1}, DType::F32);
+  // torch.ones(1) at construction: the default dtype, which from_config sets to the model's.
+  if (t.layer_scalar) b.buffer(out, l("layer_scalar"), {1}, b.param_dtype());
   return out;
 }
 

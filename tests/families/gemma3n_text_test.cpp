@@ -124,26 +124,3 @@ TEST(Gemma4TextFamily, SavedPerLayerConfigOverridesTheGlobalHead) {
 
 }  // namespace
 }  // namespace neurarch
-
-namespace neurarch {
-namespace {
-
-TEST(Gemma4Family, TextOnlyUntilTheTowersAreBuilt) {
-  auto m = build({{"model_type", "gemma4"},
-                  {"architectures", {"Gemma4ForConditionalGeneration"}},
-                  {"vision_config", nullptr},
-                  {"text_config", small_gemma4()}});
-  const auto& g = m.graph;
-  ASSERT_TRUE(g.forward.ok) << g.forward.reason;
-  EXPECT_NE(g.find_tensor("model.language_model.layers.0.layer_scalar"), nullptr);
-  EXPECT_EQ(g.find_tensor("lm_head.weight")->tied_to, "model.language_model.embed_tokens.weight");
-  try {
-    build({{"model_type", "gemma4"}, {"audio_config", {{"hidden_size", 64}}}});
-    FAIL() << "an audio tower was accepted";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
-  }
-}
-
-}  // namespace
-}  // namespace neurarch
