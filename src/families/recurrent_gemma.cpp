@@ -7,6 +7,7 @@
 // gated with biases and intermediate_size / 2 wide. head_dim is always hidden_size / num_attention_heads (the
 // config class overwrites any head_dim key). The embeddings are scaled by sqrt(hidden_size) through a
 // non-persistent buffer, and the LM head is tied to them unless tie_word_embeddings is false.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -45,8 +46,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.intermediate = c.dim({"intermediate_size"}, 3 * 2560) / 2;
   s.activation = c.text({"hidden_activation"}, "gelu_pytorch_tanh");
   s.tie_word_embeddings = c.flag({"tie_word_embeddings"}, true);
-  // Rotary positions, no table: the sequence is capped like any position-free model.
-  s.positions = kDefaultSequenceCap;
+  // Rotary positions and no max_position_embeddings: no length is past the model's; the default sequence is the
+  // usual cap.
+  s.positions = std::numeric_limits<std::int64_t>::max();
   const bool bias = c.flag({"attention_bias"}, false);
   s.qkv_bias = bias;
   s.o_bias = true;
