@@ -3,13 +3,15 @@
 // null by default) with every MLP replaced by block_sparse_moe: a bias-free router `gate`
 // [num_local_experts, hidden] and experts.<i>.{w1 (gate), w3 (up), w2 (down)}, each token sent
 // to num_experts_per_tok of them.
+#include "families/mixtral.hpp"
+
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
-namespace {
 
-graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  const Config& c = in.config;
+namespace mixtral {
+
+decoder::DecoderSpec spec(const Config& c) {
   decoder::DecoderSpec s = decoder::read_llama_config(
       c, {.vocab = 32000, .hidden = 4096, .intermediate = 14336, .layers = 32, .heads = 32, .kv_heads = 8,
           .positions = 4096 * 32, .activation = "silu", .tie_word_embeddings = false});
@@ -19,7 +21,15 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const blocks::MoESpec base{.hidden = s.hidden, .intermediate = s.intermediate, .experts = experts, .top_k = top_k,
                              .activation = s.activation, .gate = "w1", .up = "w3", .down = "w2"};
   s.mlp_override = moe::layer_hook({}, moe::experts_under(base, "block_sparse_moe"));
-  return decoder::build_decoder(in, b, s);
+  return s;
+}
+
+}  // namespace mixtral
+
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  return decoder::build_decoder(in, b, mixtral::spec(in.config));
 }
 
 }  // namespace

@@ -13,13 +13,23 @@ constexpr std::array<std::string_view, kNodeTypeCount> kNodeTypeNames{
     "LM Head",        "Classifier",    "Output",
     "Latent Attention", "State Space Mixer", "Conv1d", "Relative Position Bias",
     "Contrastive Logits", "Conv2d", "BatchNorm", "Pool",
-    "Gated DeltaNet",
+    "Gated DeltaNet", "Recurrent Mixer",
 };
-static_assert(static_cast<int>(NodeType::GatedDeltaNet) + 1 == kNodeTypeCount,
+static_assert(static_cast<int>(NodeType::RecurrentMixer) + 1 == kNodeTypeCount,
               "name table out of step with NodeType");
 }  // namespace
 
 std::string_view node_type_name(NodeType t) { return kNodeTypeNames[static_cast<std::size_t>(t)]; }
+
+std::string_view recurrent_cell_name(RecurrentCell c) {
+  switch (c) {
+    case RecurrentCell::RgLru: return "RG-LRU";
+    case RecurrentCell::Wkv: return "WKV";
+    case RecurrentCell::Mlstm: return "mLSTM";
+    case RecurrentCell::Lightning: return "Lightning Attention";
+  }
+  return "?";
+}
 
 std::int64_t TensorSpec::scalars() const {
   std::int64_t n = 1;

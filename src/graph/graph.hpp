@@ -47,8 +47,9 @@ enum class NodeType {
   Pool,
   // Appended for the linear-attention hybrids (Qwen3-Next, Qwen3.5):
   GatedDeltaNet,  ///< gated delta-rule linear attention: projections, causal conv1d over q/k/v, chunked recurrence
+  RecurrentMixer,  ///< a token mixer that scans the sequence with a fixed-size state (RecurrentAttrs::cell says which)
 };
-inline constexpr int kNodeTypeCount = 28;
+inline constexpr int kNodeTypeCount = 29;
 
 /// NodeType::GroupedQueryAttention -> "Grouped-Query Attention"
 std::string_view node_type_name(NodeType t);
@@ -145,6 +146,33 @@ struct LinearAttentionAttrs {
   std::int64_t input_projections = 2;
 };
 
+/// The recurrence a RecurrentMixer node runs. Each keeps a state whose size does not grow with the sequence.
+enum class RecurrentCell {
+  RgLru,      ///< Griffin's real-gated linear recurrent unit: one decayed scalar per channel, gates per head block
+  Wkv,        ///< RWKV-4's WKV: per channel a decayed numerator and denominator and their running max exponent
+  Mlstm,      ///< xLSTM's matrix LSTM: per head a [key_head_dim, head_dim] memory, a key-sized normaliser and a max
+  Lightning,  ///< lightning (decayed linear) attention: per head a [key_head_dim, head_dim] sum of k^T v
+};
+
+/// "RG-LRU", "WKV", "mLSTM", "Lightning Attention"
+std::string_view recurrent_cell_name(RecurrentCell c);
+
+/// A recurrent mixer: input projections (declared first, `input_projections` matmul weights reading the
+/// node's input), an optional depthwise causal conv1d of conv_kernel taps, the scan over `width` channels in
+/// `heads` heads, and an output projection (declared last). `state` is the scan's state in scalars per
+/// sequence: what a generation cache keeps, and what a chunked kernel materialises at each chunk boundary.
+struct RecurrentAttrs {
+  RecurrentCell cell = RecurrentCell::RgLru;
+  std::int64_t width = 0;         ///< channels the scan outputs (heads x head_dim)
+  std::int64_t heads = 1;
+  std::int64_t key_head_dim = 0;  ///< Mlstm and Lightning: q and k per head; 0 where the cell has no keys
+  std::int64_t state = 0;         ///< scalars per sequence
+  std::int64_t conv_kernel = 0;   ///< 0: no convolution
+  std::int64_t chunk = 0;         ///< tokens per block of a chunked kernel; 0: a token-by-token scan
+  std::int64_t input_projections = 1;
+  bool token_shift = false;  ///< as FeedForwardAttrs::token_shift (RWKV's time mix)
+};
+
 /// What a convolution or pooling node slides over its [C, H, W] input.
 struct SpatialAttrs {
   std::int64_t kernel_h = 1;
@@ -162,6 +190,12 @@ struct FeedForwardAttrs {
   std::string activation;
   bool gated = false;
   double inner_dropout = 0.0;  ///< dropout between the activation and the down projection (T5, BART)
+  /// RWKV's channel mix: sigmoid(receptance(x)) scales the down projection's output; the [in, in] receptance
+  /// weight is declared after the down projection.
+  bool output_gate = false;
+  /// RWKV: every input projection reads its own learned mix of each token and the one before it (a new
+  /// tensor per projection) rather than the node's input itself.
+  bool token_shift = false;
 };
 
 /// What a 1-D convolution computes; lengths are per sample, in frames.
@@ -218,6 +252,7 @@ struct Node {
   std::optional<LatentAttentionAttrs> latent;  ///< set on LatentAttention nodes
   std::optional<StateSpaceAttrs> ssm;          ///< set on StateSpaceMixer nodes
   std::optional<LinearAttentionAttrs> linear_attention;  ///< set on GatedDeltaNet nodes
+  std::optional<RecurrentAttrs> recurrent;               ///< set on RecurrentMixer nodes
   std::optional<SpatialAttrs> spatial;  ///< Conv2d and Pool nodes
   std::string activation;  ///< for nodes that apply one (pooler tanh, head transform gelu)
   double dropout = 0.0;    ///< dropout on this node's output in train mode (a saved mask)

@@ -339,6 +339,10 @@ class Builder {
         gated_delta_net(a, n, tokens, d_in, in_bytes);
         out = c;
         break;
+      case NodeType::RecurrentMixer:
+        recurrent_mixer(a, n, tokens, d_in, in_bytes);
+        out = c;
+        break;
       case NodeType::RelativePositionBias:
         // An embedding lookup of one bucket index per (query, key) pair; its [heads, q, k]
         // output is added to the scores, which keeps nothing.
@@ -556,6 +560,10 @@ class Builder {
   void feed_forward(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
     const auto& f = *n.feed_forward;
     const int c = p_.compute;
+    if (f.token_shift || f.output_gate) {
+      channel_mix(a, n, tokens, d_in, in_bytes);
+      return;
+    }
     std::int64_t inter = tokens * f.intermediate;
     auto saving = saving_weights(n);
     std::size_t input_projections = saving.size() >= 3 ? 2 : 1;  // gate + up, or fc1 / fused gate_up
@@ -717,6 +725,141 @@ class Builder {
     output_dropout(a, n);
   }
 
+  // RWKV's token shift: each projection reads hidden * mix + shifted * (1 - mix), a new tensor per projection.
+  // The products keep the input and the shifted copy (ZeroPad2d's output) for the mix weights' gradient, which
+  // only full training has; the projections keep their own mixes.
+  void token_shift_inputs(NodeActivations& a, const Node& n, const std::vector<std::size_t>& projections,
+                          std::int64_t tokens, std::int64_t d_in, int in_bytes) {
+    if (s_.mode == Mode::Full) {
+      a.saved.push_back({"token shift: input", tokens * d_in, in_bytes});
+      a.saved.push_back({"token shift: shifted input", tokens * d_in, in_bytes});
+    }
+    for (std::size_t i : projections)
+      linear_inputs(a, n, i, 1, tokens * d_in, p_.autocast ? in_bytes : p_.compute, "token-shift mix (projection input)");
+  }
+
+  // RWKV's channel mix (models/rwkv/modeling_rwkv.py, RwkvFeedForward): sigmoid(receptance(xr)) * value(relu(key(xk))^2)
+  // with xk and xr token-shift mixes. relu keeps its output, which square and value read too; sigmoid keeps its
+  // output and the product both operands. Matmuls in declaration order: key, value, receptance.
+  void channel_mix(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
+    const auto& f = *n.feed_forward;
+    const int c = p_.compute;
+    const std::int64_t inter = tokens * f.intermediate, out = tokens * n.out.back();
+    const std::vector<std::size_t> inputs = f.output_gate ? std::vector<std::size_t>{0, 2} : std::vector<std::size_t>{0};
+    if (f.token_shift)
+      token_shift_inputs(a, n, inputs, tokens, d_in, in_bytes);
+    else
+      linear_inputs(a, n, inputs, tokens * d_in, in_bytes, "MLP input");
+    lora_bottlenecks(a, n, tokens);
+    a.saved.push_back({"squared ReLU: ReLU output (also the value projection's input)", inter, c});
+    if (f.output_gate) {
+      a.saved.push_back({"receptance (sigmoid output)", out, c});
+      a.saved.push_back({"value projection output (for the receptance product)", out, c});
+    }
+    output_dropout(a, n);
+  }
+
+  // A recurrent mixer (graph::RecurrentAttrs) as transformers 5.24 trains it; each cell's terms are listed with it.
+  void recurrent_mixer(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
+    const auto& r = *n.recurrent;
+    const int c = p_.compute;
+    const auto projections = static_cast<std::size_t>(r.input_projections);
+    if (r.token_shift) {
+      std::vector<std::size_t> readers(projections);
+      std::iota(readers.begin(), readers.end(), std::size_t{0});
+      token_shift_inputs(a, n, readers, tokens, d_in, in_bytes);
+    } else {
+      linear_inputs(a, n, 0, projections, tokens * d_in, in_bytes, "input projections' input");
+    }
+    lora_bottlenecks(a, n, tokens);
+    const std::int64_t w = tokens * r.width;
+    const int wide = p_.autocast ? 4 : c;  // terms an fp32 parameter promotes under autocast
+    switch (r.cell) {
+      case graph::RecurrentCell::RgLru:
+        // Griffin's recurrent block (models/recurrent_gemma, RecurrentGemmaRecurrentBlock and RecurrentGemmaRglru),
+        // eager PyTorch with a Python loop over tokens: the y branch keeps its activation's input and output; the
+        // conv1d keeps its input; the per-head gates (baddbmm) keep the conv output (a view of it), sigmoid their
+        // outputs; -8 r keeps itself for the product with softplus(recurrent_param); the decay
+        // a = exp(-8 r softplus(.)) and a^2 (fp32 under autocast, promoted by the fp32 parameter) keep their
+        // outputs, the clipped sqrt(1 - a^2) its input; the gamma normalisation keeps x * input_gate and the
+        // normaliser; each loop step keeps its slice of the reset-masked fp32 decay and the previous fp32 state;
+        // the product with the y branch keeps both, and linear_out its input. Checked on CPU in fp32 (torch
+        // 2.13, saved_tensors_hooks): 16 values per token and channel, as here.
+        activation(a, n.activation, w);
+        a.saved.push_back({"y branch (activation output)", w, c});
+        a.saved.push_back({"conv1d input", w, c});
+        a.saved.push_back({"RG-LRU: conv output (the gates' input)", w, c});
+        a.saved.push_back({"RG-LRU: input and recurrent gates (sigmoid outputs)", 2 * w, c});
+        a.saved.push_back({"RG-LRU: -8 x recurrent gate (for the softplus product)", w, c});
+        a.saved.push_back({"RG-LRU: decay a and a^2 (exp outputs)", 2 * w, wide});
+        a.saved.push_back({"RG-LRU: sqrt(1 - a^2) input", w, wide});
+        a.saved.push_back({"RG-LRU: gated input and its normaliser", 2 * w, c});
+        a.saved.push_back({"RG-LRU scan: reset-masked decay and every previous state (fp32)", 2 * w, 4});
+        a.saved.push_back({"scan output (for the y-branch product)", w, c});
+        break;
+      case graph::RecurrentCell::Wkv:
+        // RWKV-4's time mix (models/rwkv, RwkvSelfAttention) with the WKV CUDA kernel (RwkvLinearAttention saves
+        // time_decay, time_first, key, value and its output; fp16 inputs are cast to fp32 first); receptance keeps
+        // its sigmoid output for the product, which keeps the kernel output too.
+        a.saved.push_back({"WKV: key and value", 2 * w, c});
+        a.saved.push_back({"WKV output", w, c});
+        a.saved.push_back({"receptance (sigmoid output)", w, c});
+        if (!wkv_note_) {
+          notes_.push_back("RWKV's WKV is sized for its CUDA kernel (kernels-community/rwkv); without it transformers' "
+                           "token-by-token loop keeps several fp32 tensors per token and channel");
+          wkv_note_ = true;
+        }
+        break;
+      case graph::RecurrentCell::Mlstm: {
+        // xLSTM's mLSTM layer (models/xlstm, xLSTMLayer) with the chunkwise native-autograd kernel
+        // (mlstm_chunkwise_native_autograd): the soft-capped gates, logsigmoid, the cumulative decays, the
+        // stabilising maxima and their indices are about 16 fp32 values per token and head; per head and chunk of C
+        // tokens the intra-chunk decay matrix D (exp output), the scores S = q k^T and their product M are [C, C];
+        // q and k are kept by q k^T, the gated q and k by the state products, v and the numerator by the products
+        // and the division; the recurrent pass keeps every chunk's [dk, dv] memory and [dk] normaliser. The
+        // multi-head LayerNorm runs in fp32 (its input, centred input and rstd); its output, the output gate's
+        // sigmoid output and the gated heads are kept by the weight and gate products, and out_proj its input.
+        // Checked on CPU in fp32 (torch 2.13, saved_tensors_hooks, 128 and 256 tokens): within 0.1 %.
+        const std::int64_t h = tokens * r.heads, chunk = std::max<std::int64_t>(r.chunk, 1);
+        const std::int64_t qk = tokens * r.heads * r.key_head_dim;
+        const std::int64_t chunks = (tokens + chunk - 1) / chunk;
+        const std::int64_t head_dim = r.width / std::max<std::int64_t>(r.heads, 1);
+        a.saved.push_back({"mLSTM gates, decays and stabilisers (fp32)", 16 * h, 4});
+        a.saved.push_back({"mLSTM: q, k and their gated copies", 4 * qk, c});
+        a.saved.push_back({"mLSTM: v and the numerator", 2 * w, c});
+        a.saved.push_back({"mLSTM: intra-chunk decay, scores and their product", 3 * h * chunk, c});
+        a.saved.push_back({"mLSTM: chunk memories and normalisers",
+                           2 * chunks * r.heads * r.key_head_dim * (head_dim + 1), c});
+        a.saved.push_back({"multi-head LayerNorm: fp32 input, centred input and rstd", 2 * w + h, 4});
+        a.saved.push_back({"LayerNorm output, weighted heads and the output gate (sigmoid output)", 3 * w, c});
+        break;
+      }
+      case graph::RecurrentCell::Lightning: {
+        // Lightning attention (models/minimax, MiniMaxLightningAttention), eager PyTorch block by block: SiLU keeps
+        // qkv_proj's output and q, k, v are views of its output, which the products keep; per block of C tokens
+        // the intra-block scores times the decay mask ([C, C] per head), q and k scaled by their decays, and the
+        // running [dk, dv] key-value state of every block. The RMSNorm over all heads keeps its fp32 input, its
+        // rstd and the normalised input; sigmoid(output_gate(x)) keeps its output and the product the normed heads.
+        // Checked on CPU in fp32 (torch 2.13, saved_tensors_hooks, 128 and 256 tokens): 1.6 % above the measurement.
+        const std::int64_t h = tokens * r.heads, chunk = std::max<std::int64_t>(r.chunk, 1);
+        const std::int64_t qk = tokens * r.heads * r.key_head_dim;
+        const std::int64_t chunks = (tokens + chunk - 1) / chunk;
+        const std::int64_t head_dim = r.width / std::max<std::int64_t>(r.heads, 1);
+        a.saved.push_back({"lightning: qkv_proj output (SiLU input) and q, k, v (SiLU output)", 2 * (2 * qk + w), c});
+        a.saved.push_back({"lightning: decayed q and k", 2 * qk, c});
+        a.saved.push_back({"lightning: intra-block decayed scores", h * chunk, c});
+        a.saved.push_back({"lightning: every block's key-value state", chunks * r.heads * r.key_head_dim * head_dim, c});
+        a.saved.push_back({"RMSNorm: fp32 input and rstd", w + tokens, 4});
+        a.saved.push_back({"RMSNorm: normalised input", w, c});
+        a.saved.push_back({"output gate (sigmoid output) and normed heads", 2 * w, c});
+        break;
+      }
+    }
+    auto saving = saving_weights(n);
+    if (!saving.empty() && saving.back()) a.saved.push_back({"output projection input", w, c});
+    output_dropout(a, n);
+  }
+
   // DETR's frozen batch norm keeps its affine in buffers; a trained one has weight and bias parameters.
   bool frozen_affine(const Node& n) const {
     for (int t : n.tensors)
@@ -735,7 +878,7 @@ class Builder {
   LogitsTerms logits_;
   std::vector<std::string> notes_;
   bool lora_dropout_seen_ = false, lora_note_ = false, eager_note_ = false, ssm_note_ = false, eager_only_note_ = false,
-       gdn_note_ = false;
+       gdn_note_ = false, wkv_note_ = false;
   std::vector<bool> memory_saved_;  ///< encoder states already kept (uncast) by an earlier cross-attention
 };
 

@@ -102,6 +102,25 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
       c.flops_forward += core;
       c.flops_backward += 2.0 * core + recompute;
     }
+    if (n.recurrent) {
+      // The scan itself (the projections, the conv1d and RG-LRU's per-head gates are matmul weights, counted
+      // above). Element-wise cells, per token and channel: RG-LRU's gate, decay and normalisation arithmetic and
+      // the state update (about 20), WKV's exponentials and weighted sums (about 12). Chunked cells, per token and
+      // head with chunk C: the intra-chunk scores and their product with v (2 C (dk + dv)), the output from the
+      // chunk's state (2 dk dv) and the state update (2 dk dv). Backward is twice that.
+      const auto& r = *n.recurrent;
+      const double width = static_cast<double>(r.width), heads = static_cast<double>(std::max<std::int64_t>(r.heads, 1));
+      const double dk = static_cast<double>(r.key_head_dim), dv = width / heads, chunk = static_cast<double>(r.chunk);
+      double core = 0;
+      switch (r.cell) {
+        case graph::RecurrentCell::RgLru: core = 20.0 * tokens * width; break;
+        case graph::RecurrentCell::Wkv: core = 12.0 * tokens * width; break;
+        case graph::RecurrentCell::Mlstm:
+        case graph::RecurrentCell::Lightning: core = tokens * heads * (2.0 * chunk * (dk + dv) + 4.0 * dk * dv); break;
+      }
+      c.flops_forward += core;
+      c.flops_backward += 2.0 * core;
+    }
     if (s.grad_checkpointing && n.block >= 0) c.flops_backward += c.flops_forward;  // recomputation
     if (!recorded[static_cast<std::size_t>(n.index)]) c.flops_backward = 0;  // upstream of every trained weight
   }

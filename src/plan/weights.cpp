@@ -17,6 +17,7 @@ bool uses_matmul(NodeType t) {
     case NodeType::LatentAttention:
     case NodeType::StateSpaceMixer:
     case NodeType::GatedDeltaNet:
+    case NodeType::RecurrentMixer:
     case NodeType::Linear:
     case NodeType::Pooler:
     case NodeType::Classifier:

@@ -79,6 +79,9 @@ std::string attributes(const Node& n) {
   if (n.linear_attention)
     parts.push_back(fmt::format("Gated DeltaNet · {} k heads · {} v heads · conv {}", n.linear_attention->key_heads,
                                 n.linear_attention->value_heads, n.linear_attention->conv_kernel));
+  if (n.recurrent)
+    parts.push_back(fmt::format("{} · {} wide · {} heads · state {}", graph::recurrent_cell_name(n.recurrent->cell),
+                                n.recurrent->width, n.recurrent->heads, n.recurrent->state));
   if (n.spatial) {
     const auto& s = *n.spatial;
     parts.push_back(fmt::format("{}×{} /{}", s.kernel_h, s.kernel_w, s.stride));
