@@ -56,6 +56,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   x = b.node(NodeType::Add, "Mean_CLS_Distillation", {hidden}, {x});
   if (in.head == Head::Base) return x;
   x = norm(b, x, "Head_LayerNorm", {Scope("classifier") / "layernorm"});
+  // num_labels 0 makes the dense an nn.Identity.
+  if (in.num_labels() == 0) return x;
   return classifier(b, x, "Classifier", Scope("classifier") / "dense", hidden, in.num_labels(), true);
 }
 
