@@ -1,0 +1,157 @@
+// DAC, the Descript audio codec (DacModel in models/dac/modeling_dac.py, transformers 4.47.1): a convolutional
+// encoder, a residual vector quantizer and a mirrored decoder over a mono waveform. The reference builds plain
+// Conv1d weights (weight norm is only applied when converting the original checkpoints).
+// - Encoder: conv1 (1 -> encoder_hidden_size, kernel 7); one block per downsampling ratio s, each three residual
+//   units (Snake, kernel-7 conv dilated 1 / 3 / 9 padded to keep the length, Snake, kernel-1 conv, residual sum)
+//   at half the block's width, a Snake and a stride-s conv (kernel 2s, padding ceil(s / 2)) doubling the width;
+//   a last Snake and conv2 (kernel 3) to hidden_size.
+// - Quantizer: n_codebooks stages, each in_proj (kernel-1 conv to codebook_dim), the nearest codebook row
+//   (codebook: nn.Embedding [codebook_size, codebook_dim]) and out_proj back to hidden_size; each stage
+//   quantizes what the previous ones left.
+// - Decoder: conv1 (hidden_size -> decoder_hidden_size, kernel 7); per upsampling ratio s a Snake, a
+//   ConvTranspose1d (kernel 2s, stride s, padding ceil(s / 2)) halving the width and three residual units; a last
+//   Snake, conv2 to one channel and tanh.
+// Snake (x + sin^2(alpha x) / alpha, alpha a [1, C, 1] parameter) is a LayerScale-type node: it owns a
+// per-channel parameter and keeps its input for backward. The waveform defaults to one second at sampling_rate.
+#include <fmt/format.h>
+
+#include "blocks/conv.hpp"
+#include "families/config_lists.hpp"
+#include "families/family.hpp"
+
+namespace neurarch::families {
+namespace {
+
+using namespace blocks;
+using graph::NodeType;
+
+Value snake(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module) {
+  auto out = b.node(NodeType::LayerScale, name, x.shape, {x}, module);
+  b.parameter(out, module("alpha"), {1, x.shape.back(), 1});
+  return out;
+}
+
+// A length-preserving dilated Conv1d (padding = (kernel - 1) * dilation / 2): the block's frame rule has no
+// dilation, so the node's length is set to the input's.
+Value same_conv(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, std::int64_t in,
+                std::int64_t out, std::int64_t kernel, std::int64_t dilation = 1) {
+  auto c = conv1d(b, x, name,
+                  {.module = module, .in_channels = in, .out_channels = out, .kernel = kernel,
+                   .padding = (kernel - 1) * dilation / 2});
+  const std::int64_t frames = x.shape.front();
+  b.at(c).conv->out_len = frames;
+  b.at(c).out.front() = frames;
+  c.shape.front() = frames;
+  return c;
+}
+
+// nn.ConvTranspose1d (weight [in, out, kernel]): each input frame becomes `kernel` output frames of `out`
+// channels, one matmul per input frame. The node is that [frames, out * kernel] product (so the work follows
+// the input); the Value returned is the overlapped sum, (L - 1) * stride - 2 * padding + kernel frames.
+Value conv_transpose1d(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module,
+                       std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t stride,
+                       std::int64_t padding) {
+  auto product = conv1d(b, x, name,
+                        {.module = module, .in_channels = in, .out_channels = out * kernel, .bias = false,
+                         .custom_weight = true});
+  b.parameter(product, module("weight"), {in, out, kernel});
+  b.parameter(product, module("bias"), {out});
+  const std::int64_t frames = (x.shape.front() - 1) * stride - 2 * padding + kernel;
+  if (frames < 1) b.fail(product, fmt::format("{} frames give no output frame", x.shape.front()));
+  return Value{product.node, {frames, out}};
+}
+
+Value residual_unit(GraphBuilder& b, const Value& x, const std::string& label, const Scope& unit, std::int64_t dim,
+                    std::int64_t dilation) {
+  auto h = snake(b, x, label + "_Snake_1", unit / "snake1");
+  h = same_conv(b, h, label + "_Conv_1", unit / "conv1", dim, dim, 7, dilation);
+  h = snake(b, h, label + "_Snake_2", unit / "snake2");
+  h = same_conv(b, h, label + "_Conv_2", unit / "conv2", dim, dim, 1);
+  return add(b, h, x, label + "_Add");
+}
+
+Value residual_units(GraphBuilder& b, Value x, const std::string& label, const Scope& block, std::int64_t dim) {
+  const std::int64_t dilations[] = {1, 3, 9};
+  for (int u = 0; u < 3; ++u)
+    x = residual_unit(b, x, fmt::format("{}_Unit_{}", label, u + 1), block / fmt::format("res_unit{}", u + 1), dim,
+                      dilations[u]);
+  return x;
+}
+
+Value build(const BuildInput& in, GraphBuilder& b) {
+  const Config& c = in.config;
+  const std::int64_t enc_dim = c.dim({"encoder_hidden_size"}, 64);
+  const auto down = size_list(c, "downsampling_ratios", {2, 4, 8, 8});
+  const std::int64_t dec_dim = c.dim({"decoder_hidden_size"}, 1536);
+  const auto up = size_list(c, "upsampling_ratios", {8, 8, 4, 2});
+  const std::int64_t hidden = c.dim({"hidden_size"}, 1024);
+  const std::int64_t codebooks = c.dim({"n_codebooks"}, 9);
+  const std::int64_t codebook_size = c.dim({"codebook_size"}, 1024);
+  const std::int64_t codebook_dim = c.dim({"codebook_dim"}, 8);
+  const std::int64_t rate = c.dim({"sampling_rate"}, 16000);
+
+  auto wave = b.input({in.requested_seq ? *in.requested_seq : rate}, "audio", "input_values");
+  const Scope enc("encoder");
+  auto x = conv1d(b, wave, "Encoder_Conv_1",
+                  {.module = enc / "conv1", .in_channels = 1, .out_channels = enc_dim, .kernel = 7, .padding = 3},
+                  TimeLayout::Mono);
+  std::int64_t dim = enc_dim;
+  for (std::size_t i = 0; i < down.size(); ++i) {
+    b.set_block(static_cast<int>(i));
+    const Scope block = enc / "block" / static_cast<std::int64_t>(i);
+    const std::string label = fmt::format("Encoder_Block_{}", i);
+    const std::int64_t s = down[i];
+    x = residual_units(b, x, label, block, dim);
+    x = snake(b, x, label + "_Snake", block / "snake1");
+    x = conv1d(b, x, label + "_Downsample",
+               {.module = block / "conv1", .in_channels = dim, .out_channels = 2 * dim, .kernel = 2 * s, .stride = s,
+                .padding = (s + 1) / 2});
+    dim *= 2;
+  }
+  b.set_block(-1);
+  x = snake(b, x, "Encoder_Snake", enc / "snake1");
+  x = same_conv(b, x, "Encoder_Conv_2", enc / "conv2", dim, hidden, 3);
+
+  // Residual vector quantization: each stage codes what the previous stages left.
+  Value quantized, residual = x;
+  for (std::int64_t q = 0; q < codebooks; ++q) {
+    const Scope stage = Scope("quantizer") / "quantizers" / q;
+    auto latents = conv1d(b, residual, fmt::format("Quantizer_{}_In", q),
+                          {.module = stage / "in_proj", .in_channels = hidden, .out_channels = codebook_dim});
+    auto code = b.node(NodeType::Embedding, fmt::format("Quantizer_{}_Codebook", q), latents.shape, {latents},
+                       stage / "codebook");
+    b.parameter(code, (stage / "codebook")("weight"), {codebook_size, codebook_dim});
+    auto out = conv1d(b, code, fmt::format("Quantizer_{}_Out", q),
+                      {.module = stage / "out_proj", .in_channels = codebook_dim, .out_channels = hidden});
+    quantized = q == 0 ? out : add(b, out, quantized, fmt::format("Quantizer_{}_Sum", q));
+    if (q + 1 < codebooks) residual = add(b, residual, out, fmt::format("Quantizer_{}_Residual", q));
+  }
+
+  const Scope dec("decoder");
+  x = same_conv(b, quantized, "Decoder_Conv_1", dec / "conv1", hidden, dec_dim, 7);
+  dim = dec_dim;
+  for (std::size_t i = 0; i < up.size(); ++i) {
+    b.set_block(static_cast<int>(down.size() + i));
+    const Scope block = dec / "block" / static_cast<std::int64_t>(i);
+    const std::string label = fmt::format("Decoder_Block_{}", i);
+    const std::int64_t s = up[i];
+    x = snake(b, x, label + "_Snake", block / "snake1");
+    x = conv_transpose1d(b, x, label + "_Upsample", block / "conv_t1", dim, dim / 2, 2 * s, s, (s + 1) / 2);
+    dim /= 2;
+    x = residual_units(b, x, label, block, dim);
+  }
+  b.set_block(-1);
+  x = snake(b, x, "Decoder_Snake", dec / "snake1");
+  x = same_conv(b, x, "Decoder_Conv_2", dec / "conv2", dim, 1, 7);
+  b.at(x).activation = "tanh";
+  return x;
+}
+
+}  // namespace
+
+const Family& dac_family() {
+  static const Family family{"dac", "models/dac/modeling_dac.py", classes("Dac"), build};
+  return family;
+}
+
+}  // namespace neurarch::families
