@@ -7,8 +7,8 @@
 //   with the ReLUs in it, so the convolutions sit at indices 0, 2, 3, 5, 6, ...
 // - The input is scaled by sqrt(hidden) (scale_input); Transformer-XL relative positions: a sinusoid over the
 //   2T - 1 distances (inv_freq: non-persistent) through relative_k_proj, with bias_u / bias_v per head.
-// - Each block is the conformer's macaron (FastSpeech2Conformer's convolution module: pointwise conv to 2C,
-//   GLU, depthwise conv, BatchNorm1d, activation, pointwise conv) with norm_* LayerNorms before each part.
+// - Each block is the conformer's macaron with norm_* LayerNorms before each part; its convolution module is
+//   FastSpeech2-Conformer's (fastspeech2::convolution_module), biases switched by convolution_bias.
 // Frames default to 3,000 (30 s at the feature extractor's 10 ms hop); --seq sets them.
 #include "families/parakeet_encoder.hpp"
 
@@ -16,6 +16,7 @@
 
 #include "blocks/conv.hpp"
 #include "core/error.hpp"
+#include "families/fastspeech2_conformer.hpp"
 
 namespace neurarch::families {
 namespace {
@@ -136,19 +137,10 @@ Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scop
 }
 
 Value convolution_module(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l, const EncoderSpec& s) {
-  const Scope m = l / "conv";
   auto h = norm(b, x, fmt::format("LayerNorm_{}_Conv", i), {l / "norm_conv"});
-  h = conv1d(b, h, fmt::format("Pointwise_Conv_{}_1", i),
-             {.module = m / "pointwise_conv1", .in_channels = s.hidden, .out_channels = 2 * s.hidden,
-              .bias = s.conv_bias});
-  h = glu(b, h, fmt::format("GLU_{}", i));
-  h = conv1d(b, h, fmt::format("Depthwise_Conv_{}", i),
-             {.module = m / "depthwise_conv", .in_channels = s.hidden, .out_channels = s.hidden,
-              .kernel = s.conv_kernel, .padding = (s.conv_kernel - 1) / 2, .groups = s.hidden, .bias = s.conv_bias});
-  h = batch_norm1d(b, h, fmt::format("BatchNorm_{}", i), m / "norm", s.activation);
-  h = conv1d(b, h, fmt::format("Pointwise_Conv_{}_2", i),
-             {.module = m / "pointwise_conv2", .in_channels = s.hidden, .out_channels = s.hidden,
-              .bias = s.conv_bias});
+  h = fastspeech2::convolution_module(b, h, i,
+                                      {.module = l / "conv", .channels = s.hidden, .kernel = s.conv_kernel,
+                                       .activation = s.activation, .bias = s.conv_bias});
   return add(b, h, x, fmt::format("Add_{}_Conv", i));
 }
 
