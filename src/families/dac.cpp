@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "blocks/conv.hpp"
+#include "blocks/upsample.hpp"
 #include "families/config_lists.hpp"
 #include "families/family.hpp"
 
@@ -31,34 +32,12 @@ Value snake(GraphBuilder& b, const Value& x, const std::string& name, const Scop
   return out;
 }
 
-// A length-preserving dilated Conv1d (padding = (kernel - 1) * dilation / 2): the block's frame rule has no
-// dilation, so the node's length is set to the input's.
+// A length-preserving Conv1d: padding (kernel - 1) * dilation / 2.
 Value same_conv(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, std::int64_t in,
                 std::int64_t out, std::int64_t kernel, std::int64_t dilation = 1) {
-  auto c = conv1d(b, x, name,
-                  {.module = module, .in_channels = in, .out_channels = out, .kernel = kernel,
-                   .padding = (kernel - 1) * dilation / 2});
-  const std::int64_t frames = x.shape.front();
-  b.at(c).conv->out_len = frames;
-  b.at(c).out.front() = frames;
-  c.shape.front() = frames;
-  return c;
-}
-
-// nn.ConvTranspose1d (weight [in, out, kernel]): each input frame becomes `kernel` output frames of `out`
-// channels, one matmul per input frame. The node is that [frames, out * kernel] product (so the work follows
-// the input); the Value returned is the overlapped sum, (L - 1) * stride - 2 * padding + kernel frames.
-Value conv_transpose1d(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module,
-                       std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t stride,
-                       std::int64_t padding) {
-  auto product = conv1d(b, x, name,
-                        {.module = module, .in_channels = in, .out_channels = out * kernel, .bias = false,
-                         .custom_weight = true});
-  b.parameter(product, module("weight"), {in, out, kernel});
-  b.parameter(product, module("bias"), {out});
-  const std::int64_t frames = (x.shape.front() - 1) * stride - 2 * padding + kernel;
-  if (frames < 1) b.fail(product, fmt::format("{} frames give no output frame", x.shape.front()));
-  return Value{product.node, {frames, out}};
+  return conv1d(b, x, name,
+                {.module = module, .in_channels = in, .out_channels = out, .kernel = kernel,
+                 .padding = (kernel - 1) * dilation / 2, .dilation = dilation});
 }
 
 Value residual_unit(GraphBuilder& b, const Value& x, const std::string& label, const Scope& unit, std::int64_t dim,
