@@ -32,12 +32,11 @@ namespace {
 using namespace blocks;
 using graph::NodeType;
 
-struct Spec {
-  std::int64_t channels = 1, hidden = 128, filters = 32, residual_layers = 1, kernel = 7, last_kernel = 7;
-  std::int64_t residual_kernel = 3, growth = 2, compress = 2, lstm_layers = 2, codebook_size = 1024;
-  std::int64_t codebook_dim = 128, quantizers = 32, rate = 24000;
-  std::vector<std::int64_t> ratios{8, 5, 4, 2};
-  bool weight_norm = true, shortcut = true;
+using encodec::ConvNorm;
+using encodec::Seanet;
+
+struct Spec : Seanet {
+  std::int64_t codebook_size = 1024, codebook_dim = 128, quantizers = 32, rate = 24000;
 };
 
 Spec read_spec(const Config& c) {
@@ -61,7 +60,7 @@ Spec read_spec(const Config& c) {
   if (norm != "weight_norm" && norm != "time_group_norm")
     throw Error(ErrorKind::InvalidInput, c.origin() + ": key 'norm_type'",
                 fmt::format("'{}' is neither 'weight_norm' nor 'time_group_norm'", norm));
-  s.weight_norm = norm == "weight_norm";
+  s.norm = norm == "weight_norm" ? ConvNorm::WeightNorm : ConvNorm::GroupNorm;
   // num_quantizers = 1000 * target_bandwidths[-1] // (frame_rate * codebook_nbits).
   double bandwidth = 24.0;
   if (const auto* bw = c.raw({"target_bandwidths"})) {
@@ -81,13 +80,15 @@ Spec read_spec(const Config& c) {
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // EncodecConv1d: the padding gives ceil(L / stride) frames whatever the kernel and dilation.
-Value conv(GraphBuilder& b, const Value& x, const std::string& name, const Scope& m, const Spec& s, std::int64_t in,
-           std::int64_t out, std::int64_t kernel, std::int64_t stride = 1, std::int64_t dilation = 1) {
+Value seanet_conv(GraphBuilder& b, const Value& x, const std::string& name, const Scope& m, const Seanet& s,
+                  std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t stride = 1,
+                  std::int64_t dilation = 1, bool bias = true) {
   const Scope conv = m / "conv";
+  const bool weight_norm = s.norm == ConvNorm::WeightNorm;
   auto h = conv1d(b, x, name,
                   {.module = conv, .in_channels = in, .out_channels = out, .kernel = kernel, .stride = stride,
-                   .dilation = dilation, .custom_weight = s.weight_norm});
-  if (s.weight_norm) {
+                   .dilation = dilation, .bias = bias, .custom_weight = weight_norm});
+  if (weight_norm) {
     b.parameter(h, conv("weight_g"), {out, 1, 1});
     b.parameter(h, conv("weight_v"), {out, in, kernel});
   }
@@ -95,30 +96,31 @@ Value conv(GraphBuilder& b, const Value& x, const std::string& name, const Scope
   b.at(h).conv->out_len = frames;
   b.at(h).out.front() = frames;
   h.shape.front() = frames;
-  if (!s.weight_norm) {
+  if (s.norm == ConvNorm::GroupNorm) {
     auto n = group_norm(b, Value{h.node, {out, 1, frames}}, name + "_GroupNorm", m / "norm", 1);
     h = Value{n.node, {frames, out}};
   }
   return h;
 }
 
-Value conv_transpose(GraphBuilder& b, const Value& x, const std::string& name, const Scope& m, const Spec& s,
-                     std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t stride) {
+Value seanet_conv_transpose(GraphBuilder& b, const Value& x, const std::string& name, const Scope& m,
+                            const Seanet& s, std::int64_t in, std::int64_t out, std::int64_t kernel,
+                            std::int64_t stride, std::int64_t groups = 1, bool bias = true) {
   const Scope conv = m / "conv";
   const std::int64_t frames = x.shape.front();
   // One matmul per input frame, [frames, out * kernel]; the overlapped sum is trimmed to frames * stride.
   auto h = conv1d(b, x, name,
-                  {.module = conv, .in_channels = in, .out_channels = out * kernel, .bias = false,
+                  {.module = conv, .in_channels = in, .out_channels = out * kernel, .groups = groups, .bias = false,
                    .custom_weight = true});
-  if (s.weight_norm) {
+  if (s.norm == ConvNorm::WeightNorm) {
     b.parameter(h, conv("weight_g"), {in, 1, 1});
-    b.parameter(h, conv("weight_v"), {in, out, kernel});
+    b.parameter(h, conv("weight_v"), {in, out / groups, kernel});
   } else {
-    b.parameter(h, conv("weight"), {in, out, kernel});
+    b.parameter(h, conv("weight"), {in, out / groups, kernel});
   }
-  b.parameter(h, conv("bias"), {out});
+  if (bias) b.parameter(h, conv("bias"), {out});
   Value y{h.node, {frames * stride, out}};
-  if (!s.weight_norm) {
+  if (s.norm == ConvNorm::GroupNorm) {
     auto n = group_norm(b, Value{h.node, {out, 1, frames * stride}}, name + "_GroupNorm", m / "norm", 1);
     y = Value{n.node, {frames * stride, out}};
   }
@@ -131,18 +133,18 @@ Value elu(GraphBuilder& b, const Value& x, const std::string& name) {
   return out;
 }
 
-Value resnet_block(GraphBuilder& b, const Value& x, const std::string& label, const Scope& m, const Spec& s,
+Value resnet_block(GraphBuilder& b, const Value& x, const std::string& label, const Scope& m, const Seanet& s,
                    std::int64_t dim, std::int64_t dilation) {
   const std::int64_t hidden = dim / s.compress;
   auto h = elu(b, x, label + "_ELU_1");
-  h = conv(b, h, label + "_Conv_1", m / "block" / 1, s, dim, hidden, s.residual_kernel, 1, dilation);
+  h = seanet_conv(b, h, label + "_Conv_1", m / "block" / 1, s, dim, hidden, s.residual_kernel, 1, dilation);
   h = elu(b, h, label + "_ELU_2");
-  h = conv(b, h, label + "_Conv_2", m / "block" / 3, s, hidden, dim, 1);
-  const Value skip = s.shortcut ? conv(b, x, label + "_Shortcut", m / "shortcut", s, dim, dim, 1) : x;
+  h = seanet_conv(b, h, label + "_Conv_2", m / "block" / 3, s, hidden, dim, 1);
+  const Value skip = s.shortcut ? seanet_conv(b, x, label + "_Shortcut", m / "shortcut", s, dim, dim, 1) : x;
   return add(b, h, skip, label + "_Add");
 }
 
-Value lstm_with_skip(GraphBuilder& b, const Value& x, const std::string& label, const Scope& m, const Spec& s,
+Value lstm_with_skip(GraphBuilder& b, const Value& x, const std::string& label, const Scope& m, const Seanet& s,
                      std::int64_t dim) {
   auto h = lstm(b, x, label, {.module = m / "lstm", .input = dim, .hidden = dim, .layers = s.lstm_layers});
   return add(b, h, x, label + "_Skip");
@@ -152,14 +154,9 @@ Value lstm_with_skip(GraphBuilder& b, const Value& x, const std::string& label, 
 
 namespace encodec {
 
-Value model(const BuildInput& in, GraphBuilder& b, const Config& c) {
-  const Spec s = read_spec(c);
-  const std::int64_t samples = in.requested_seq ? *in.requested_seq : s.rate;
-  auto wave = b.input({samples * s.channels}, "audio", "input_values");
-  const Scope enc = Scope("encoder") / "layers";
+Value seanet_encoder(GraphBuilder& b, const Value& samples, const Seanet& s, const Scope& enc) {
   std::int64_t index = 0;
-  auto x = conv(b, Value{wave.node, {samples, s.channels}}, "Encoder_Conv_In", enc / index++, s, s.channels,
-                s.filters, s.kernel);
+  auto x = seanet_conv(b, samples, "Encoder_Conv_In", enc / index++, s, s.channels, s.filters, s.kernel);
   std::int64_t dim = s.filters;
   int block = 0;
   for (auto r = s.ratios.rbegin(); r != s.ratios.rend(); ++r, ++block) {
@@ -170,14 +167,55 @@ Value model(const BuildInput& in, GraphBuilder& b, const Config& c) {
       x = resnet_block(b, x, fmt::format("{}_Residual_{}", label, j), enc / index++, s, dim, dilation);
     x = elu(b, x, label + "_ELU");
     ++index;
-    x = conv(b, x, label + "_Downsample", enc / index++, s, dim, 2 * dim, 2 * *r, *r);
+    x = seanet_conv(b, x, label + "_Downsample", enc / index++, s, dim, 2 * dim, 2 * *r, *r);
     dim *= 2;
   }
   b.set_block(-1);
-  x = lstm_with_skip(b, x, "Encoder_LSTM", enc / index++, s, dim);
+  if (s.lstm_layers > 0) x = lstm_with_skip(b, x, "Encoder_LSTM", enc / index++, s, dim);
   x = elu(b, x, "Encoder_ELU");
   ++index;
-  x = conv(b, x, "Encoder_Conv_Out", enc / index, s, dim, s.hidden, s.last_kernel);
+  return seanet_conv(b, x, "Encoder_Conv_Out", enc / index, s, dim, s.hidden, s.last_kernel);
+}
+
+Value seanet_decoder(GraphBuilder& b, const Value& latents, const Seanet& s, const Scope& dec) {
+  std::int64_t index = 0;
+  std::int64_t dim = s.filters << s.ratios.size();
+  auto x = seanet_conv(b, latents, "Decoder_Conv_In", dec / index++, s, s.hidden, dim, s.kernel);
+  if (s.lstm_layers > 0) x = lstm_with_skip(b, x, "Decoder_LSTM", dec / index++, s, dim);
+  int block = b.next_block();
+  for (std::size_t i = 0; i < s.ratios.size(); ++i, ++block) {
+    b.set_block(block);
+    const std::string label = fmt::format("Decoder_Block_{}", i);
+    x = elu(b, x, label + "_ELU");
+    ++index;
+    x = seanet_conv_transpose(b, x, label + "_Upsample", dec / index++, s, dim, dim / 2, 2 * s.ratios[i], s.ratios[i]);
+    dim /= 2;
+    std::int64_t dilation = 1;
+    for (std::int64_t j = 0; j < s.residual_layers; ++j, dilation *= s.growth)
+      x = resnet_block(b, x, fmt::format("{}_Residual_{}", label, j), dec / index++, s, dim, dilation);
+  }
+  b.set_block(-1);
+  x = elu(b, x, "Decoder_ELU");
+  ++index;
+  return seanet_conv(b, x, "Decoder_Conv_Out", dec / index, s, dim, s.channels, s.last_kernel);
+}
+
+Value conv(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, const Seanet& s,
+           std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t stride, bool bias) {
+  return seanet_conv(b, x, name, module, s, in, out, kernel, stride, 1, bias);
+}
+
+Value conv_transpose(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, const Seanet& s,
+                     std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t stride, std::int64_t groups,
+                     bool bias) {
+  return seanet_conv_transpose(b, x, name, module, s, in, out, kernel, stride, groups, bias);
+}
+
+Value model(const BuildInput& in, GraphBuilder& b, const Config& c) {
+  const Spec s = read_spec(c);
+  const std::int64_t samples = in.requested_seq ? *in.requested_seq : s.rate;
+  auto wave = b.input({samples * s.channels}, "audio", "input_values");
+  auto x = seanet_encoder(b, Value{wave.node, {samples, s.channels}}, s, Scope("encoder") / "layers");
 
   // Residual vector quantization against EMA codebooks (buffers): each stage codes what the previous left.
   Value quantized;
@@ -191,27 +229,7 @@ Value model(const BuildInput& in, GraphBuilder& b, const Config& c) {
     b.buffer(code, book("embed_avg"), {s.codebook_size, s.codebook_dim}, b.param_dtype());
     quantized = q == 0 ? code : add(b, code, quantized, fmt::format("Quantizer_{}_Sum", q));
   }
-
-  const Scope dec = Scope("decoder") / "layers";
-  index = 0;
-  dim = s.filters << s.ratios.size();
-  x = conv(b, quantized, "Decoder_Conv_In", dec / index++, s, s.hidden, dim, s.kernel);
-  x = lstm_with_skip(b, x, "Decoder_LSTM", dec / index++, s, dim);
-  for (std::size_t i = 0; i < s.ratios.size(); ++i, ++block) {
-    b.set_block(block);
-    const std::string label = fmt::format("Decoder_Block_{}", i);
-    x = elu(b, x, label + "_ELU");
-    ++index;
-    x = conv_transpose(b, x, label + "_Upsample", dec / index++, s, dim, dim / 2, 2 * s.ratios[i], s.ratios[i]);
-    dim /= 2;
-    std::int64_t dilation = 1;
-    for (std::int64_t j = 0; j < s.residual_layers; ++j, dilation *= s.growth)
-      x = resnet_block(b, x, fmt::format("{}_Residual_{}", label, j), dec / index++, s, dim, dilation);
-  }
-  b.set_block(-1);
-  x = elu(b, x, "Decoder_ELU");
-  ++index;
-  return conv(b, x, "Decoder_Conv_Out", dec / index, s, dim, s.channels, s.last_kernel);
+  return seanet_decoder(b, quantized, s, Scope("decoder") / "layers");
 }
 
 }  // namespace encodec
