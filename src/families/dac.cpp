@@ -18,7 +18,7 @@
 #include "blocks/conv.hpp"
 #include "blocks/upsample.hpp"
 #include "families/config_lists.hpp"
-#include "families/family.hpp"
+#include "families/dac.hpp"
 
 namespace neurarch::families {
 namespace {
@@ -57,73 +57,94 @@ Value residual_units(GraphBuilder& b, Value x, const std::string& label, const S
   return x;
 }
 
-Value build(const BuildInput& in, GraphBuilder& b) {
-  const Config& c = in.config;
-  const std::int64_t enc_dim = c.dim({"encoder_hidden_size"}, 64);
-  const auto down = size_list(c, "downsampling_ratios", {2, 4, 8, 8});
-  const std::int64_t dec_dim = c.dim({"decoder_hidden_size"}, 1536);
-  const auto up = size_list(c, "upsampling_ratios", {8, 8, 4, 2});
-  const std::int64_t hidden = c.dim({"hidden_size"}, 1024);
-  const std::int64_t codebooks = c.dim({"n_codebooks"}, 9);
-  const std::int64_t codebook_size = c.dim({"codebook_size"}, 1024);
-  const std::int64_t codebook_dim = c.dim({"codebook_dim"}, 8);
-  const std::int64_t rate = c.dim({"sampling_rate"}, 16000);
+}  // namespace
 
-  auto wave = b.input({in.requested_seq ? *in.requested_seq : rate}, "audio", "input_values");
-  const Scope enc("encoder");
+namespace dac {
+
+Spec read_spec(const Config& c) {
+  Spec s;
+  s.encoder_dim = c.dim({"encoder_hidden_size"}, s.encoder_dim);
+  s.down = size_list(c, "downsampling_ratios", s.down);
+  s.decoder_dim = c.dim({"decoder_hidden_size"}, s.decoder_dim);
+  s.up = size_list(c, "upsampling_ratios", s.up);
+  s.hidden = c.dim({"hidden_size"}, s.hidden);
+  return s;
+}
+
+Value encoder(GraphBuilder& b, const Value& wave, const Spec& s, const Scope& enc) {
   auto x = conv1d(b, wave, "Encoder_Conv_1",
-                  {.module = enc / "conv1", .in_channels = 1, .out_channels = enc_dim, .kernel = 7, .padding = 3},
+                  {.module = enc / "conv1", .in_channels = 1, .out_channels = s.encoder_dim, .kernel = 7, .padding = 3},
                   TimeLayout::Mono);
-  std::int64_t dim = enc_dim;
-  for (std::size_t i = 0; i < down.size(); ++i) {
-    b.set_block(static_cast<int>(i));
+  std::int64_t dim = s.encoder_dim;
+  const int first = b.next_block();
+  for (std::size_t i = 0; i < s.down.size(); ++i) {
+    b.set_block(first + static_cast<int>(i));
     const Scope block = enc / "block" / static_cast<std::int64_t>(i);
     const std::string label = fmt::format("Encoder_Block_{}", i);
-    const std::int64_t s = down[i];
+    const std::int64_t r = s.down[i];
     x = residual_units(b, x, label, block, dim);
     x = snake(b, x, label + "_Snake", block / "snake1");
     x = conv1d(b, x, label + "_Downsample",
-               {.module = block / "conv1", .in_channels = dim, .out_channels = 2 * dim, .kernel = 2 * s, .stride = s,
-                .padding = (s + 1) / 2});
+               {.module = block / "conv1", .in_channels = dim, .out_channels = 2 * dim, .kernel = 2 * r, .stride = r,
+                .padding = (r + 1) / 2});
     dim *= 2;
   }
   b.set_block(-1);
   x = snake(b, x, "Encoder_Snake", enc / "snake1");
-  x = same_conv(b, x, "Encoder_Conv_2", enc / "conv2", dim, hidden, 3);
+  return same_conv(b, x, "Encoder_Conv_2", enc / "conv2", dim, s.hidden, 3);
+}
 
-  // Residual vector quantization: each stage codes what the previous stages left.
-  Value quantized, residual = x;
-  for (std::int64_t q = 0; q < codebooks; ++q) {
-    const Scope stage = Scope("quantizer") / "quantizers" / q;
-    auto latents = conv1d(b, residual, fmt::format("Quantizer_{}_In", q),
-                          {.module = stage / "in_proj", .in_channels = hidden, .out_channels = codebook_dim});
-    auto code = b.node(NodeType::Embedding, fmt::format("Quantizer_{}_Codebook", q), latents.shape, {latents},
-                       stage / "codebook");
-    b.parameter(code, (stage / "codebook")("weight"), {codebook_size, codebook_dim});
-    auto out = conv1d(b, code, fmt::format("Quantizer_{}_Out", q),
-                      {.module = stage / "out_proj", .in_channels = codebook_dim, .out_channels = hidden});
-    quantized = q == 0 ? out : add(b, out, quantized, fmt::format("Quantizer_{}_Sum", q));
-    if (q + 1 < codebooks) residual = add(b, residual, out, fmt::format("Quantizer_{}_Residual", q));
-  }
-
-  const Scope dec("decoder");
-  x = same_conv(b, quantized, "Decoder_Conv_1", dec / "conv1", hidden, dec_dim, 7);
-  dim = dec_dim;
-  for (std::size_t i = 0; i < up.size(); ++i) {
-    b.set_block(static_cast<int>(down.size() + i));
+Value decoder(GraphBuilder& b, const Value& latents, const Spec& s, const Scope& dec, bool tanh) {
+  auto x = same_conv(b, latents, "Decoder_Conv_1", dec / "conv1", latents.shape.back(), s.decoder_dim, 7);
+  std::int64_t dim = s.decoder_dim;
+  const int first = b.next_block();
+  for (std::size_t i = 0; i < s.up.size(); ++i) {
+    b.set_block(first + static_cast<int>(i));
     const Scope block = dec / "block" / static_cast<std::int64_t>(i);
     const std::string label = fmt::format("Decoder_Block_{}", i);
-    const std::int64_t s = up[i];
+    const std::int64_t r = s.up[i];
     x = snake(b, x, label + "_Snake", block / "snake1");
-    x = conv_transpose1d(b, x, label + "_Upsample", block / "conv_t1", dim, dim / 2, 2 * s, s, (s + 1) / 2);
+    x = conv_transpose1d(b, x, label + "_Upsample", block / "conv_t1", dim, dim / 2, 2 * r, r, (r + 1) / 2);
     dim /= 2;
     x = residual_units(b, x, label, block, dim);
   }
   b.set_block(-1);
   x = snake(b, x, "Decoder_Snake", dec / "snake1");
   x = same_conv(b, x, "Decoder_Conv_2", dec / "conv2", dim, 1, 7);
-  b.at(x).activation = "tanh";
+  if (tanh) b.at(x).activation = "tanh";
   return x;
+}
+
+}  // namespace dac
+
+namespace {
+
+Value build(const BuildInput& in, GraphBuilder& b) {
+  const Config& c = in.config;
+  const dac::Spec s = dac::read_spec(c);
+  const std::int64_t codebooks = c.dim({"n_codebooks"}, 9);
+  const std::int64_t codebook_size = c.dim({"codebook_size"}, 1024);
+  const std::int64_t codebook_dim = c.dim({"codebook_dim"}, 8);
+  const std::int64_t rate = c.dim({"sampling_rate"}, 16000);
+
+  auto wave = b.input({in.requested_seq ? *in.requested_seq : rate}, "audio", "input_values");
+  auto x = dac::encoder(b, wave, s, Scope("encoder"));
+
+  // Residual vector quantization: each stage codes what the previous stages left.
+  Value quantized, residual = x;
+  for (std::int64_t q = 0; q < codebooks; ++q) {
+    const Scope stage = Scope("quantizer") / "quantizers" / q;
+    auto latents = conv1d(b, residual, fmt::format("Quantizer_{}_In", q),
+                          {.module = stage / "in_proj", .in_channels = s.hidden, .out_channels = codebook_dim});
+    auto code = b.node(NodeType::Embedding, fmt::format("Quantizer_{}_Codebook", q), latents.shape, {latents},
+                       stage / "codebook");
+    b.parameter(code, (stage / "codebook")("weight"), {codebook_size, codebook_dim});
+    auto out = conv1d(b, code, fmt::format("Quantizer_{}_Out", q),
+                      {.module = stage / "out_proj", .in_channels = codebook_dim, .out_channels = s.hidden});
+    quantized = q == 0 ? out : add(b, out, quantized, fmt::format("Quantizer_{}_Sum", q));
+    if (q + 1 < codebooks) residual = add(b, residual, out, fmt::format("Quantizer_{}_Residual", q));
+  }
+  return dac::decoder(b, quantized, s, Scope("decoder"), true);
 }
 
 }  // namespace
