@@ -30,12 +30,13 @@ Value conv_transpose2d(GraphBuilder& b, const Value& x, const std::string& name,
 }
 
 Value conv_transpose1d(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, std::int64_t in,
-                       std::int64_t out, std::int64_t kernel, std::int64_t stride, std::int64_t padding) {
+                       std::int64_t out, std::int64_t kernel, std::int64_t stride, std::int64_t padding,
+                       bool bias) {
   auto product = conv1d(b, x, name,
                         {.module = module, .in_channels = in, .out_channels = out * kernel, .bias = false,
                          .custom_weight = true});
   b.parameter(product, module("weight"), {in, out, kernel});
-  b.parameter(product, module("bias"), {out});
+  if (bias) b.parameter(product, module("bias"), {out});
   const std::int64_t frames = x.shape.empty() ? 0 : (x.shape.front() - 1) * stride - 2 * padding + kernel;
   if (frames < 1) b.fail(product, fmt::format("{} input frames give no output frame", x.shape.empty() ? 0 : x.shape.front()));
   return Value{product.node, {frames, out}};

@@ -19,7 +19,8 @@ Value conv_transpose2d(GraphBuilder& b, const Value& x, const std::string& name,
 /// the input); the Value returned is the overlapped sum, (frames - 1) stride - 2 padding + kernel frames of `out`.
 /// `module` names the weights (the node's channels are out * kernel: spec.out_channels is `out`).
 Value conv_transpose1d(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, std::int64_t in,
-                       std::int64_t out, std::int64_t kernel, std::int64_t stride, std::int64_t padding);
+                       std::int64_t out, std::int64_t kernel, std::int64_t stride, std::int64_t padding,
+                       bool bias = true);
 
 /// F.interpolate / nn.Upsample (bilinear or nearest) of a [C, H, W] map to [C, height, width]. It has no
 /// parameters and its backward needs only the sizes; there is no node type for it, so it is a Pool node with
