@@ -74,6 +74,9 @@ Spec read_spec(const Config& c) {
   const auto frame_rate = static_cast<std::int64_t>(std::ceil(static_cast<double>(s.rate) / static_cast<double>(hop)));
   const auto nbits = static_cast<std::int64_t>(std::ceil(std::log2(static_cast<double>(s.codebook_size))));
   s.quantizers = static_cast<std::int64_t>(std::floor(1000.0 * bandwidth / static_cast<double>(frame_rate * nbits)));
+  if (s.quantizers < 1)
+    throw Error(ErrorKind::InvalidInput, c.origin() + ": key 'target_bandwidths'",
+                fmt::format("{} kbps gives no codebook at {} frames/s of {} bits", bandwidth, frame_rate, nbits));
   return s;
 }
 

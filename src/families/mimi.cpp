@@ -129,6 +129,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   if (semantic >= quantizers)
     throw Error(ErrorKind::InvalidInput, c.origin() + ": key 'num_semantic_quantizers'",
                 fmt::format("{} is not below num_quantizers {}", semantic, quantizers));
+  if (semantic < 1)
+    throw Error(ErrorKind::Unsupported, c.origin() + ": key 'num_semantic_quantizers'",
+                "a split quantizer without semantic codebooks is not supported");
   const std::int64_t vq_dim = c.dim({"vector_quantization_hidden_dimension"}, 256);
   const std::int64_t codebook_size = c.dim({"codebook_size"}, 2048);
   const std::int64_t codebook_dim = c.dim({"codebook_dim"}, 256);

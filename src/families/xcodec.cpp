@@ -172,6 +172,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const auto nbits = static_cast<std::int64_t>(std::ceil(std::log2(static_cast<double>(codebook_size))));
   const auto quantizers =
       static_cast<std::int64_t>(std::floor(1000.0 * bandwidth / static_cast<double>(frame_rate * nbits)));
+  if (quantizers < 1)
+    throw Error(ErrorKind::InvalidInput, c.origin() + ": key 'target_bandwidths'",
+                fmt::format("{} kbps gives no codebook at {} frames/s of {} bits", bandwidth, frame_rate, nbits));
   Value quantized;
   for (std::int64_t q = 0; q < quantizers; ++q) {
     const Scope book = Scope("quantizer") / "quantizers" / q / "codebook";
