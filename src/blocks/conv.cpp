@@ -4,8 +4,9 @@
 
 namespace neurarch::blocks {
 
-std::int64_t conv1d_frames(std::int64_t frames, std::int64_t kernel, std::int64_t stride, std::int64_t padding) {
-  const std::int64_t span = frames + 2 * padding - kernel;
+std::int64_t conv1d_frames(std::int64_t frames, std::int64_t kernel, std::int64_t stride, std::int64_t padding,
+                           std::int64_t dilation) {
+  const std::int64_t span = frames + 2 * padding - dilation * (kernel - 1) - 1;
   if (span < 0 || stride <= 0) return 0;
   return span / stride + 1;
 }
@@ -26,7 +27,7 @@ Value conv1d(GraphBuilder& b, const Value& x, const std::string& name, const Con
       channels = x.shape.size() == 2 ? x.shape[1] : 0;
       break;
   }
-  const std::int64_t out_frames = conv1d_frames(frames, s.kernel, s.stride, s.padding);
+  const std::int64_t out_frames = conv1d_frames(frames, s.kernel, s.stride, s.padding, s.dilation);
   // A GLU over the channels (Speech2Text's subsampler) gates one half by the other: half the width out.
   const bool glu = s.activation == "glu";
   auto out = b.node(graph::NodeType::Conv1d, name, {out_frames, glu ? s.out_channels / 2 : s.out_channels}, {x},

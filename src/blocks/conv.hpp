@@ -24,14 +24,16 @@ struct Conv1dSpec {
   std::int64_t stride = 1;
   std::int64_t padding = 0;
   std::int64_t groups = 1;
+  std::int64_t dilation = 1;  ///< the kernel spans dilation * (kernel - 1) + 1 frames (HiFi-GAN, DAC)
   bool bias = true;
   std::string activation;  ///< applied to the output (gelu after Whisper's convolutions); "glu" halves the channels
   /// true: the weight is declared by the caller (weight-normed convolutions name it differently).
   bool custom_weight = false;
 };
 
-/// Output frames of nn.Conv1d (dilation 1): floor((L + 2 padding - kernel) / stride) + 1.
-std::int64_t conv1d_frames(std::int64_t frames, std::int64_t kernel, std::int64_t stride, std::int64_t padding = 0);
+/// Output frames of nn.Conv1d: floor((L + 2 padding - dilation (kernel - 1) - 1) / stride) + 1.
+std::int64_t conv1d_frames(std::int64_t frames, std::int64_t kernel, std::int64_t stride, std::int64_t padding = 0,
+                           std::int64_t dilation = 1);
 
 Value conv1d(GraphBuilder& b, const Value& x, const std::string& name, const Conv1dSpec& spec,
              TimeLayout layout = TimeLayout::TimeMajor);

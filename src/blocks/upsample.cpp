@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "blocks/conv.hpp"
+
 namespace neurarch::blocks {
 namespace {
 
@@ -25,6 +27,19 @@ Value conv_transpose2d(GraphBuilder& b, const Value& x, const std::string& name,
                             "padding, one group)",
                             k, s.stride));
   return Value{out.node, {s.out, h * k, w * k}};
+}
+
+Value conv_transpose1d(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, std::int64_t in,
+                       std::int64_t out, std::int64_t kernel, std::int64_t stride, std::int64_t padding,
+                       bool bias) {
+  auto product = conv1d(b, x, name,
+                        {.module = module, .in_channels = in, .out_channels = out * kernel, .bias = false,
+                         .custom_weight = true});
+  b.parameter(product, module("weight"), {in, out, kernel});
+  if (bias) b.parameter(product, module("bias"), {out});
+  const std::int64_t frames = x.shape.empty() ? 0 : (x.shape.front() - 1) * stride - 2 * padding + kernel;
+  if (frames < 1) b.fail(product, fmt::format("{} input frames give no output frame", x.shape.empty() ? 0 : x.shape.front()));
+  return Value{product.node, {frames, out}};
 }
 
 Value resize(GraphBuilder& b, const Value& x, const std::string& name, std::int64_t height, std::int64_t width) {

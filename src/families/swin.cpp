@@ -16,17 +16,14 @@ namespace swin {
 
 using namespace blocks;
 
-Value model(const BuildInput& in, GraphBuilder& b, const ModelSpec& spec) {
-  const Config& c = in.config;
-  const swin::Settings settings = swin::read_settings(c);
+Stages stages(GraphBuilder& b, const Value& input, std::int64_t grid_h, std::int64_t grid_w, const Settings& settings,
+              const Scope& layers) {
   const auto& [embed, depths, heads, window, mlp_ratio, qkv_bias, hidden_dropout, attention_dropout, act] = settings;
-  const Scope root = in.head == Head::Base ? Scope() : Scope("swin");
-  auto [x, grid_h, grid_w] = swin::stem(in, b, settings, root);
-
+  Value x = input;
   std::int64_t dim = embed;
   std::int64_t block = 0;
   for (std::size_t s = 0; s < depths.size(); ++s) {
-    const Scope stage = root / "encoder" / "layers" / static_cast<std::int64_t>(s);
+    const Scope stage = layers / static_cast<std::int64_t>(s);
     const std::int64_t w = swin::window_side(window, grid_h, grid_w);
     for (std::int64_t j = 0; j < depths[s]; ++j, ++block) {
       b.set_block(static_cast<int>(block));
@@ -61,6 +58,15 @@ Value model(const BuildInput& in, GraphBuilder& b, const ModelSpec& spec) {
       dim *= 2;
     }
   }
+  return {x, dim, grid_h, grid_w};
+}
+
+Value model(const BuildInput& in, GraphBuilder& b, const ModelSpec& spec) {
+  const Config& c = in.config;
+  const swin::Settings settings = swin::read_settings(c);
+  const Scope root = in.head == Head::Base ? Scope() : Scope("swin");
+  auto [embedded, grid_h, grid_w] = swin::stem(in, b, settings, root);
+  auto [x, dim, last_h, last_w] = stages(b, embedded, grid_h, grid_w, settings, root / "encoder" / "layers");
   if (spec.final_norm) x = norm(b, x, "Final_LayerNorm", {root / "layernorm"});
   if (in.head == Head::Base) return x;
   // The pooler averages the tokens (no parameters); the classifier reads that mean.

@@ -57,6 +57,18 @@ std::int64_t window_side(std::int64_t window, std::int64_t grid_h, std::int64_t 
 void attend_in_windows(GraphBuilder& b, const Value& attn, std::int64_t w, std::int64_t grid_h, std::int64_t grid_w,
                        std::size_t stage, bool first);
 
+/// What the stages leave: the last stage's tokens [grid_h * grid_w, dim].
+struct Stages {
+  Value x;
+  std::int64_t dim = 0, grid_h = 0, grid_w = 0;
+};
+
+/// Swin's stages under `layers` (`layers.<s>.blocks.<j>`, `layers.<s>.downsample`) over the embedded grid,
+/// blocks numbered from 0: window attention with a relative_position_bias_table and its saved index per layer,
+/// a patch merging between stages.
+Stages stages(GraphBuilder& b, const Value& x, std::int64_t grid_h, std::int64_t grid_w, const Settings& settings,
+              const Scope& layers);
+
 /// What a model built on Swin's stages changes (DonutSwinModel: no final layernorm).
 struct ModelSpec {
   bool final_norm = true;  ///< `layernorm` after the last stage
