@@ -36,6 +36,12 @@ std::vector<std::int64_t> layer_indexes(const Config& c, std::string_view key, s
 
 Value vision_encoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root,
                      std::optional<std::int64_t> mlp_dim_default) {
+  return vision_encoder_states(in, b, c, root, mlp_dim_default).embedding;
+}
+
+EncoderStates vision_encoder_states(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root,
+                                    std::optional<std::int64_t> mlp_dim_default) {
+  EncoderStates out;
   const std::int64_t hidden = c.dim({"hidden_size"}, 768);
   const std::int64_t output_channels = c.dim({"output_channels"}, 256);
   const std::int64_t layers = c.dim({"num_hidden_layers"}, 12);
@@ -98,6 +104,7 @@ Value vision_encoder(const BuildInput& in, GraphBuilder& b, const Config& c, con
                      {.hidden = hidden, .intermediate = mlp_dim, .activation = activation, .module = l / "mlp",
                       .up = l / "mlp" / "lin1", .down = l / "mlp" / "lin2"});
     x = add(b, h, residual, n.add(2));
+    if (!windowed) out.global_layers.push_back(x);
   }
   b.set_block(-1);
 
@@ -110,7 +117,8 @@ Value vision_encoder(const BuildInput& in, GraphBuilder& b, const Config& c, con
   map = conv2d(b, map, "Neck_Conv2",
                {.module = neck / "conv2", .in = output_channels, .out = output_channels, .kernel = 3, .padding = 1,
                 .bias = false});
-  return convnext::channels_first_norm(b, map, "Neck_LayerNorm2", neck / "layer_norm2");
+  out.embedding = convnext::channels_first_norm(b, map, "Neck_LayerNorm2", neck / "layer_norm2");
+  return out;
 }
 
 }  // namespace neurarch::families::sam

@@ -6,6 +6,7 @@
 // global_attn_indexes) and window attention (the grid padded to whole windows), then a neck: 1x1 conv, channels-
 // first LayerNorm, 3x3 conv, LayerNorm, both convs bias-free, to output_channels.
 #include <optional>
+#include <vector>
 
 #include "families/family.hpp"
 
@@ -16,5 +17,14 @@ namespace neurarch::families::sam {
 /// (SamVisionConfig has none: hidden_size x mlp_ratio).
 graph::Value vision_encoder(const BuildInput& in, graph::GraphBuilder& b, const Config& c, const graph::Scope& root,
                             std::optional<std::int64_t> mlp_dim = std::nullopt);
+
+/// The same encoder, also handing out the [grid, grid, hidden] output of every global-attention layer (the layers
+/// SamHQVisionEncoder returns as intermediate_embeddings), in layer order.
+struct EncoderStates {
+  graph::Value embedding;
+  std::vector<graph::Value> global_layers;
+};
+EncoderStates vision_encoder_states(const BuildInput& in, graph::GraphBuilder& b, const Config& c,
+                                    const graph::Scope& root, std::optional<std::int64_t> mlp_dim = std::nullopt);
 
 }  // namespace neurarch::families::sam
