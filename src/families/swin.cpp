@@ -27,7 +27,7 @@ Value model(const BuildInput& in, GraphBuilder& b, const ModelSpec& spec) {
   std::int64_t block = 0;
   for (std::size_t s = 0; s < depths.size(); ++s) {
     const Scope stage = root / "encoder" / "layers" / static_cast<std::int64_t>(s);
-    const std::int64_t w = swin::window_side(window, grid_h, grid_w);
+    const std::int64_t w = spec.shrink_window ? swin::window_side(window, grid_h, grid_w) : window;
     for (std::int64_t j = 0; j < depths[s]; ++j, ++block) {
       b.set_block(static_cast<int>(block));
       const Scope l = stage / "blocks" / j;

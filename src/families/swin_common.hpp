@@ -60,6 +60,9 @@ void attend_in_windows(GraphBuilder& b, const Value& attn, std::int64_t w, std::
 /// What a model built on Swin's stages changes (DonutSwinModel: no final layernorm).
 struct ModelSpec {
   bool final_norm = true;  ///< `layernorm` after the last stage
+  /// MaskFormer's Swin keeps the configured window (and its shift) on grids smaller than the window, padding
+  /// the grid to one whole window instead of shrinking the window to the grid.
+  bool shrink_window = true;
 };
 
 /// SwinModel (the last stage's tokens, after the final norm when the spec has one) or
