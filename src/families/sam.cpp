@@ -24,8 +24,9 @@ using graph::Value;
 Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
   const auto d = sam::read_mask_decoder(c.child("mask_decoder_config"));
-  auto image = sam::vision_encoder(in, b, c.child("vision_config"), Scope("vision_encoder"));
-  const auto state = sam::prompted_two_way(b, c, image, d);
+  const Config vision = c.child("vision_config");
+  auto image = sam::vision_encoder(in, b, vision, Scope("vision_encoder"));
+  const auto state = sam::prompted_two_way(b, c, image, d, {.fourier = vision.dim({"num_pos_feats"}, 128)});
 
   // Upscale the image tokens 4x; each mask token's hypernetwork turns it into weights over the upscaled channels.
   auto map = sam::upscaled_embedding(b, state, d);

@@ -14,9 +14,6 @@ namespace neurarch::families::sam {
 using namespace blocks;
 using graph::NodeType;
 
-namespace {
-
-// A list of layer indexes (0 allowed, unlike a list of sizes); `fallback` when absent or null.
 std::vector<std::int64_t> layer_indexes(const Config& c, std::string_view key, std::vector<std::int64_t> fallback) {
   const auto* v = c.raw({key});
   if (!v) return fallback;
@@ -31,8 +28,6 @@ std::vector<std::int64_t> layer_indexes(const Config& c, std::string_view key, s
   }
   return out;
 }
-
-}  // namespace
 
 Value vision_encoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root,
                      std::optional<std::int64_t> mlp_dim_default) {

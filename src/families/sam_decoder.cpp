@@ -17,11 +17,11 @@ namespace {
 
 // SamAttention: q from `queries`, k and v from `keys`, all projected to hidden / downsample and back.
 Value attend(GraphBuilder& b, const Value& queries, const Value& keys, const std::string& name, const Scope& module,
-             const MaskDecoderDims& d) {
+             const MaskDecoderDims& d, const TwoWayLayout& layout) {
   const std::int64_t internal = d.hidden / d.downsample;
   AttentionSpec spec{.hidden = d.hidden, .heads = d.heads, .head_dim = internal / d.heads, .module = module,
-                     .q = module / "q_proj", .k = module / "k_proj", .v = module / "v_proj", .o = module / "out_proj",
-                     .require_divisible = false};
+                     .q = module / "q_proj", .k = module / "k_proj", .v = module / "v_proj",
+                     .o = module / layout.attention_out, .require_divisible = false};
   auto out = cross_attention(b, queries, keys, name, spec, d.hidden);
   if (internal % d.heads != 0)
     b.fail(out, fmt::format("num_attention_heads {} must divide hidden_size / downsample_rate {}", d.heads, internal));
@@ -62,13 +62,12 @@ Value feed_forward(GraphBuilder& b, const Value& x, const std::string& name, con
 }
 
 TwoWayState prompted_two_way(GraphBuilder& b, const Config& c, const Value& image, const MaskDecoderDims& d,
-                             const std::vector<std::string>& extra_tokens) {
-  const Config vision = c.child("vision_config");
+                             const TwoWayLayout& layout) {
   const Config prompt = c.child("prompt_encoder_config");
   const std::int64_t channels = image.shape[0], grid_h = image.shape[1], grid_w = image.shape[2];
 
   // The Fourier features of the image grid and of the prompt points share one buffer.
-  const std::int64_t fourier = vision.dim({"num_pos_feats"}, 128);
+  const std::int64_t fourier = layout.fourier;
   auto image_positions = b.node(NodeType::Linear, "Image_Positional_Embedding", {2 * fourier, grid_h, grid_w}, {image},
                                 Scope("shared_image_embedding"));
   b.buffer(image_positions, "shared_image_embedding.positional_embedding", {2, fourier}, DType::F32);
@@ -82,8 +81,12 @@ TwoWayState prompted_two_way(GraphBuilder& b, const Config& c, const Value& imag
                        Scope("prompt_encoder"));
   b.tied(sparse, "prompt_encoder.shared_embedding.positional_embedding", {2, fourier},
          "shared_image_embedding.positional_embedding");
-  for (std::int64_t i = 0; i < point_tables; ++i)
-    b.parameter(sparse, (Scope("prompt_encoder") / "point_embed" / i)("weight"), {1, hidden});
+  if (layout.point_table_per_label) {
+    for (std::int64_t i = 0; i < point_tables; ++i)
+      b.parameter(sparse, (Scope("prompt_encoder") / "point_embed" / i)("weight"), {1, hidden});
+  } else {
+    b.parameter(sparse, "prompt_encoder.point_embed.weight", {point_tables, hidden});
+  }
   b.parameter(sparse, "prompt_encoder.not_a_point_embed.weight", {1, hidden});
   if (2 * fourier != hidden)
     b.fail(sparse, fmt::format("the {} Fourier features of a point are not the prompt's {} channels", 2 * fourier,
@@ -108,11 +111,11 @@ TwoWayState prompted_two_way(GraphBuilder& b, const Config& c, const Value& imag
     b.fail(dense_prompt, fmt::format("the image embedding has {} channels, the prompts {}", channels, hidden));
 
   const Scope md("mask_decoder");
-  const auto output_tokens = 1 + d.masks + static_cast<std::int64_t>(extra_tokens.size());
+  const auto output_tokens = 1 + d.masks + static_cast<std::int64_t>(layout.extra_tokens.size());
   auto tokens = b.node(NodeType::Embedding, "Output_Tokens", {output_tokens + 2, d.hidden}, {sparse}, md);
   b.parameter(tokens, "mask_decoder.iou_token.weight", {1, d.hidden});
   b.parameter(tokens, "mask_decoder.mask_tokens.weight", {d.masks, d.hidden});
-  for (const auto& table : extra_tokens) b.parameter(tokens, table, {1, d.hidden});
+  for (const auto& table : layout.extra_tokens) b.parameter(tokens, table, {1, d.hidden});
   Value keys{dense_prompt.node, {grid_h * grid_w, channels}};
 
   const Scope transformer = md / "transformer";
@@ -124,20 +127,22 @@ TwoWayState prompted_two_way(GraphBuilder& b, const Config& c, const Value& imag
     auto h = attention(b, queries, fmt::format("Token_Attention_{}", i),
                        {.hidden = d.hidden, .heads = d.heads, .module = l / "self_attn", .q = l / "self_attn" / "q_proj",
                         .k = l / "self_attn" / "k_proj", .v = l / "self_attn" / "v_proj",
-                        .o = l / "self_attn" / "out_proj"});
+                        .o = l / "self_attn" / layout.attention_out});
     // The first layer replaces the queries by their self-attention (skip_first_layer_pe); later ones add it.
     queries = norm(b, i == 0 ? h : add(b, h, queries, n.add(1)), n.norm(1, NormKind::LayerNorm), {l / "layer_norm1"});
-    h = attend(b, queries, keys, fmt::format("Token_To_Image_{}", i), l / "cross_attn_token_to_image", d);
+    h = attend(b, queries, keys, fmt::format("Token_To_Image_{}", i), l / "cross_attn_token_to_image", d, layout);
     queries = norm(b, add(b, h, queries, n.add(2)), n.norm(2, NormKind::LayerNorm), {l / "layer_norm2"});
-    h = blocks::feed_forward(b, queries, n.ffn(),
-                             {.hidden = d.hidden, .intermediate = d.mlp, .activation = d.activation,
-                              .module = l / "mlp", .up = l / "mlp" / "lin1", .down = l / "mlp" / "lin2"});
+    h = layout.feed_forward_chain
+            ? sam::feed_forward(b, queries, n.ffn(), l / "mlp", d.hidden, d.mlp, d.hidden, d.layers)
+            : blocks::feed_forward(b, queries, n.ffn(),
+                                   {.hidden = d.hidden, .intermediate = d.mlp, .activation = d.activation,
+                                    .module = l / "mlp", .up = l / "mlp" / "lin1", .down = l / "mlp" / "lin2"});
     queries = norm(b, add(b, h, queries, n.add(3)), n.norm(3, NormKind::LayerNorm), {l / "layer_norm3"});
-    h = attend(b, keys, queries, fmt::format("Image_To_Token_{}", i), l / "cross_attn_image_to_token", d);
+    h = attend(b, keys, queries, fmt::format("Image_To_Token_{}", i), l / "cross_attn_image_to_token", d, layout);
     keys = norm(b, add(b, h, keys, n.add(4)), n.norm(4, NormKind::LayerNorm), {l / "layer_norm4"});
   }
   b.set_block(-1);
-  auto h = attend(b, queries, keys, "Final_Token_To_Image", transformer / "final_attn_token_to_image", d);
+  auto h = attend(b, queries, keys, "Final_Token_To_Image", transformer / "final_attn_token_to_image", d, layout);
   queries = norm(b, add(b, h, queries, "Final_Add"), "Final_LayerNorm", {transformer / "layer_norm_final_attn"});
   return {.tokens = queries, .image = keys, .grid_h = grid_h, .grid_w = grid_w};
 }

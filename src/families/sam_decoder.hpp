@@ -24,11 +24,24 @@ struct TwoWayState {
   std::int64_t grid_h = 0, grid_w = 0;
 };
 
+/// Where SAM's descendants differ in the prompt encoder and the two-way transformer (SAM 2's modular file renames
+/// modules and changes the token MLP).
+struct TwoWayLayout {
+  std::int64_t fourier = 128;  ///< Fourier features per axis: shared_image_embedding is [2, fourier]
+  /// SAM: one [1, hidden] point_embed.<i> table per point label; SAM 2: one [num_point_embeddings, hidden] table.
+  bool point_table_per_label = true;
+  std::string attention_out = "out_proj";  ///< the attentions' output projection (SAM 2: o_proj)
+  /// SAM: the token MLP is lin1 -> hidden_act -> lin2. SAM 2: a Sam2FeedForward (proj_in, layers, proj_out, ReLU)
+  /// of mask_decoder_config.num_hidden_layers linears.
+  bool feed_forward_chain = false;
+  /// Further [1, hidden] output-token tables the decoder concatenates with iou_token and mask_tokens.
+  std::vector<std::string> extra_tokens;
+};
+
 /// The shared Fourier embedding, the prompt encoder (one point prompt, no mask prompt) and the mask decoder up to
-/// its two-way transformer, over the image embedding `image` ([channels, grid_h, grid_w]). `extra_tokens` are
-/// further [1, hidden] output-token tables the decoder concatenates after iou_token and mask_tokens.
+/// its two-way transformer, over the image embedding `image` ([channels, grid_h, grid_w]).
 TwoWayState prompted_two_way(graph::GraphBuilder& b, const Config& c, const graph::Value& image,
-                             const MaskDecoderDims& d, const std::vector<std::string>& extra_tokens = {});
+                             const MaskDecoderDims& d, const TwoWayLayout& layout);
 
 /// nn.ConvTranspose2d(in, out, kernel 2, stride 2).
 graph::Value upscale(graph::GraphBuilder& b, const graph::Value& x, const std::string& name,

@@ -26,7 +26,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t vit_dim = decoder.dim({"vit_dim"}, 768);
   const Scope md("mask_decoder");
 
-  auto encoder = sam::vision_encoder_states(in, b, c.child("vision_config"), Scope("vision_encoder"));
+  const Config vision = c.child("vision_config");
+  auto encoder = sam::vision_encoder_states(in, b, vision, Scope("vision_encoder"));
   auto image = encoder.embedding;
 
   // HQ features: the image embedding and the first global layer's state, each upscaled 4x to hidden / 8 channels.
@@ -54,7 +55,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     b.parameter(hq_features, (md / "compress_vit_norm")("bias"), {d.hidden});
   }
 
-  const auto state = sam::prompted_two_way(b, c, image, d, {"mask_decoder.hq_token.weight"});
+  const auto state = sam::prompted_two_way(
+      b, c, image, d,
+      {.fourier = vision.dim({"num_pos_feats"}, 128), .extra_tokens = {"mask_decoder.hq_token.weight"}});
   auto map = sam::upscaled_embedding(b, state, d);
   auto hq_map = conv2d(b, map, "HQ_Mask_Conv1",
                        {.module = md / "mask_conv1", .in = d.hidden / 8, .out = d.hidden / 4, .kernel = 3,
