@@ -51,6 +51,7 @@ Value model(const BuildInput& in, GraphBuilder& b, const ModelSpec& spec) {
       x = add(b, h, residual, n.add(2));
     }
     b.set_block(-1);
+    if (spec.stage_maps) spec.stage_maps->push_back(Value{x.node, {dim, grid_h, grid_w}});
     if (s + 1 < depths.size()) {
       const Scope down = stage / "downsample";
       grid_h = swin::ceil_div(grid_h, 2);

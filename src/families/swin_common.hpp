@@ -63,6 +63,9 @@ struct ModelSpec {
   /// MaskFormer's Swin keeps the configured window (and its shift) on grids smaller than the window, padding
   /// the grid to one whole window instead of shrinking the window to the grid.
   bool shrink_window = true;
+  /// When set, receives every stage's last tokens before its patch merging, as [grid_h x grid_w, width] with the
+  /// grid in their shape's place ([width, grid_h, grid_w]): the feature maps a Swin backbone hands out.
+  std::vector<Value>* stage_maps = nullptr;
 };
 
 /// SwinModel (the last stage's tokens, after the final norm when the spec has one) or

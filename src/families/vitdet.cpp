@@ -85,8 +85,9 @@ vitdet::Output vitdet::model(const BuildInput& in, GraphBuilder& b) {
     b.set_block(static_cast<int>(i));
     x = pre_norm_layer(b, x, i, layer);
     auto& nodes = b.graph().nodes;
-    const auto found = std::find_if(nodes.begin(), nodes.end(),
-                                    [&](const graph::Node& n) { return n.name == BlockNames{i}.attention(); });
+    // The layer's attention: the last node with attention attributes (its name carries any nest's label).
+    const auto found = std::find_if(nodes.rbegin(), nodes.rend(),
+                                    [](const graph::Node& n) { return n.attention.has_value(); });
     const Value attention{found->index, found->out};
     b.at(attention).attention->sdpa = false;
     if (in_windows) {
