@@ -1,0 +1,66 @@
+// Swin2SR, SuperPoint, HGNet-V2, EoMT and MGP-STR: output shapes and the configurations they refuse.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "support/image_model.hpp"
+
+namespace neurarch {
+namespace {
+
+using test_support::build;
+using test_support::node;
+
+TEST(Swin2SrFamily, UpsamplersScaleTheImage) {
+  auto shuffle = build({{"model_type", "swin2sr"}, {"upscale", 4}}, "Swin2SRForImageSuperResolution");
+  EXPECT_TRUE(shuffle.graph.forward.ok) << shuffle.graph.forward.reason;
+  EXPECT_EQ(shuffle.graph.nodes.back().out, (graph::Shape{3, 256, 256}));
+  auto direct = build({{"model_type", "swin2sr"}, {"upsampler", "pixelshuffledirect"}},
+                      "Swin2SRForImageSuperResolution");
+  EXPECT_EQ(direct.graph.nodes.back().out, (graph::Shape{3, 128, 128}));
+  EXPECT_THROW(build({{"model_type", "swin2sr"}, {"upsampler", "pixelshuffle_aux"}}, "Swin2SRForImageSuperResolution"),
+               Error);
+  // Six stages of six layers at full resolution in 8x8 windows.
+  EXPECT_EQ(node(shuffle.graph, "Attention_35")->attention->query_len, 64);
+}
+
+TEST(SuperPointFamily, EncoderDownsamplesByEight) {
+  auto m = build({{"model_type", "superpoint"}});
+  EXPECT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(node(m.graph, "Score_Conv_B")->out, (graph::Shape{65, 60, 60}));
+  EXPECT_EQ(m.graph.nodes.back().out, (graph::Shape{256, 60, 60}));
+}
+
+TEST(HgnetV2Family, LightStagesAndTheClassifier) {
+  auto m = build({{"model_type", "hgnet_v2"}}, "HGNetV2ForImageClassification");
+  EXPECT_TRUE(m.graph.forward.ok) << m.graph.forward.reason;
+  EXPECT_EQ(m.graph.find_tensor("encoder.stages.2.blocks.0.layers.0.conv2.convolution.weight")->shape,
+            (graph::Shape{192, 1, 5, 5}));
+  EXPECT_EQ(node(m.graph, "Stage_3_Block_0_Excitation_BatchNorm")->out, (graph::Shape{2048, 7, 7}));
+}
+
+TEST(EomtFamily, QueriesJoinBeforeTheLastBlocks) {
+  auto m = build({{"model_type", "eomt"}});
+  const auto& g = m.graph;
+  EXPECT_TRUE(g.forward.ok) << g.forward.reason;
+  EXPECT_EQ(node(g, "Attention_19")->out, (graph::Shape{5 + 1600, 1024}));
+  EXPECT_EQ(node(g, "Attention_20")->out, (graph::Shape{200 + 5 + 1600, 1024}));
+  // One prediction before each of the last four layers and one at the end, on shared weights.
+  EXPECT_NE(node(g, "Masked_Prediction_3_Mask_Logits"), nullptr);
+  EXPECT_EQ(g.nodes.back().out, (graph::Shape{200, 160, 160}));
+  auto other = build({{"model_type", "eomt"}}, "", 512);
+  EXPECT_FALSE(other.graph.forward.ok);
+}
+
+TEST(MgpStrFamily, ThreeVocabulariesOverTheSameSlots) {
+  auto m = build({{"model_type", "mgp-str"}}, "MgpstrForSceneTextRecognition");
+  const auto& g = m.graph;
+  EXPECT_TRUE(g.forward.ok) << g.forward.reason;
+  EXPECT_EQ(node(g, "Patch_Embed")->out, (graph::Shape{1 + 8 * 32, 768}));
+  EXPECT_EQ(node(g, "Head_char")->out, (graph::Shape{27, 38}));
+  EXPECT_EQ(node(g, "Head_wp")->out, (graph::Shape{27, 30522}));
+  auto distilled = build({{"model_type", "mgp-str"}, {"distilled", true}});
+  EXPECT_FALSE(distilled.graph.forward.ok);
+}
+
+}  // namespace
+}  // namespace neurarch
