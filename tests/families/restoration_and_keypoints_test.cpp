@@ -1,4 +1,4 @@
-// Swin2SR, SuperPoint, HGNet-V2, EoMT and MGP-STR: output shapes and the configurations they refuse.
+// Swin2SR, SuperPoint, HGNet-V2, TextNet, EoMT and MGP-STR: output shapes and the configurations they refuse.
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
@@ -36,6 +36,21 @@ TEST(HgnetV2Family, LightStagesAndTheClassifier) {
   EXPECT_EQ(m.graph.find_tensor("encoder.stages.2.blocks.0.layers.0.conv2.convolution.weight")->shape,
             (graph::Shape{192, 1, 5, 5}));
   EXPECT_EQ(node(m.graph, "Stage_3_Block_0_Excitation_BatchNorm")->out, (graph::Shape{2048, 7, 7}));
+}
+
+TEST(TextNetFamily, RepBranchesFollowTheKernel) {
+  auto m = build({{"model_type", "textnet"}});
+  const auto& g = m.graph;
+  EXPECT_TRUE(g.forward.ok) << g.forward.reason;
+  // Stage 1, layer 1 is a 1x3 kernel. The reference keys the vertical branch on the kernel's width and the
+  // horizontal one on its height: a (1, 1) vertical conv and no horizontal one; an identity BatchNorm (same width,
+  // stride 1).
+  EXPECT_EQ(g.find_tensor("encoder.stages.1.stage.1.main_conv.weight")->shape, (graph::Shape{128, 128, 1, 3}));
+  EXPECT_EQ(g.find_tensor("encoder.stages.1.stage.1.vertical_conv.weight")->shape, (graph::Shape{128, 128, 1, 1}));
+  EXPECT_EQ(g.find_tensor("encoder.stages.1.stage.1.horizontal_conv.weight"), nullptr);
+  EXPECT_NE(g.find_tensor("encoder.stages.1.stage.1.rbr_identity.weight"), nullptr);
+  EXPECT_EQ(g.find_tensor("encoder.stages.1.stage.0.rbr_identity.weight"), nullptr);  // stride 2
+  EXPECT_EQ(g.nodes.back().out, (graph::Shape{512, 2, 2}));
 }
 
 TEST(EomtFamily, QueriesJoinBeforeTheLastBlocks) {
