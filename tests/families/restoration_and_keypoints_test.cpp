@@ -1,4 +1,4 @@
-// Swin2SR, SuperPoint, HGNet-V2, TextNet, EoMT and MGP-STR: output shapes and the configurations they refuse.
+// Swin2SR, SuperPoint, HGNet-V2, TextNet, SwiftFormer, EoMT and MGP-STR: output shapes and the configurations they refuse.
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
@@ -51,6 +51,19 @@ TEST(TextNetFamily, RepBranchesFollowTheKernel) {
   EXPECT_NE(g.find_tensor("encoder.stages.1.stage.1.rbr_identity.weight"), nullptr);
   EXPECT_EQ(g.find_tensor("encoder.stages.1.stage.0.rbr_identity.weight"), nullptr);  // stride 2
   EXPECT_EQ(g.nodes.back().out, (graph::Shape{512, 2, 2}));
+}
+
+TEST(SwiftFormerFamily, AdditiveAttentionEndsEachStage) {
+  auto m = build({{"model_type", "swiftformer"}}, "SwiftFormerForImageClassification");
+  const auto& g = m.graph;
+  EXPECT_TRUE(g.forward.ok) << g.forward.reason;
+  // Stage 0 (3 blocks): two conv encoders, then the encoder block; the downsample sits between stages in the list.
+  EXPECT_NE(g.find_tensor("swiftformer.encoder.network.0.blocks.2.attn.w_g"), nullptr);
+  EXPECT_EQ(g.find_tensor("swiftformer.encoder.network.0.blocks.1.attn.w_g"), nullptr);
+  EXPECT_EQ(g.find_tensor("swiftformer.encoder.network.1.proj.weight")->shape, (graph::Shape{56, 48, 3, 3}));
+  EXPECT_EQ(node(g, "Stage_3_Block_3_Query")->out, (graph::Shape{7 * 7, 220}));
+  EXPECT_FALSE(node(g, "Stage_3_Block_3_Query")->attention.has_value());  // linear in the tokens
+  EXPECT_NE(g.find_tensor("dist_head.weight"), nullptr);
 }
 
 TEST(EomtFamily, QueriesJoinBeforeTheLastBlocks) {
