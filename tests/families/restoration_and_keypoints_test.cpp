@@ -1,4 +1,4 @@
-// Swin2SR, SuperPoint, HGNet-V2, TextNet, SwiftFormer, EoMT and MGP-STR: output shapes and the configurations they refuse.
+// Swin2SR, SuperPoint, HGNet-V2, TextNet, SwiftFormer, EfficientFormer, EoMT and MGP-STR: output shapes and the configurations they refuse.
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
@@ -64,6 +64,19 @@ TEST(SwiftFormerFamily, AdditiveAttentionEndsEachStage) {
   EXPECT_EQ(node(g, "Stage_3_Block_3_Query")->out, (graph::Shape{7 * 7, 220}));
   EXPECT_FALSE(node(g, "Stage_3_Block_3_Query")->attention.has_value());  // linear in the tokens
   EXPECT_NE(g.find_tensor("dist_head.weight"), nullptr);
+}
+
+TEST(EfficientFormerFamily, Meta3DAttentionNeedsItsResolution) {
+  auto m = build({{"model_type", "efficientformer"}}, "EfficientFormerForImageClassification");
+  const auto& g = m.graph;
+  EXPECT_TRUE(g.forward.ok) << g.forward.reason;
+  EXPECT_EQ(node(g, "Meta3D_0_Attention")->out, (graph::Shape{49, 8 * 128}));
+  EXPECT_EQ(node(g, "Meta3D_0_Attention")->attention->head_dim, 32);
+  // Downsamples sit between the stages in intermediate_stages: stage 1's blocks are entry 2.
+  EXPECT_NE(g.find_tensor("efficientformer.encoder.intermediate_stages.2.meta4D_layers.blocks.1.layer_scale_2"),
+            nullptr);
+  auto larger = build({{"model_type", "efficientformer"}}, "", 320);
+  EXPECT_FALSE(larger.graph.forward.ok);  // a 10x10 map against the 7x7 bias table
 }
 
 TEST(EomtFamily, QueriesJoinBeforeTheLastBlocks) {
