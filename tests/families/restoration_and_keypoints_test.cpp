@@ -1,4 +1,4 @@
-// Swin2SR, SuperPoint, HGNet-V2, TextNet, SwiftFormer, EfficientFormer, EoMT and MGP-STR: output shapes and the configurations they refuse.
+// Swin2SR, SuperPoint, HGNet-V2, TextNet, SwiftFormer, EfficientFormer, SegGPT, EoMT and MGP-STR: output shapes and the configurations they refuse.
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
@@ -77,6 +77,20 @@ TEST(EfficientFormerFamily, Meta3DAttentionNeedsItsResolution) {
             nullptr);
   auto larger = build({{"model_type", "efficientformer"}}, "", 320);
   EXPECT_FALSE(larger.graph.forward.ok);  // a 10x10 map against the 7x7 bias table
+}
+
+TEST(SegGptFamily, TwoSequencesUntilTheMerge) {
+  auto m = build({{"model_type", "seggpt"}}, "SegGptForImageSegmentation");
+  const auto& g = m.graph;
+  EXPECT_TRUE(g.forward.ok) << g.forward.reason;
+  EXPECT_EQ(g.inputs.size(), 3U);
+  // Layers 0-2 carry the image and the prompt stacks (2 x 56 x 28 tokens), each attending alone; then one.
+  EXPECT_EQ(node(g, "Attention_2")->out, (graph::Shape{2 * 1568, 1024}));
+  EXPECT_EQ(node(g, "Attention_2")->attention->kv_len, 1568);
+  EXPECT_EQ(node(g, "Attention_3")->out, (graph::Shape{1568, 1024}));
+  EXPECT_EQ(g.find_tensor("encoder.layers.0.attention.rel_pos_h"), nullptr);  // under "model." in this class
+  EXPECT_EQ(g.find_tensor("model.encoder.layers.0.attention.rel_pos_h")->shape, (graph::Shape{111, 64}));
+  EXPECT_EQ(g.nodes.back().out, (graph::Shape{3, 896, 448}));
 }
 
 TEST(EomtFamily, QueriesJoinBeforeTheLastBlocks) {
