@@ -13,18 +13,17 @@
 #include "families/backbone_stages.hpp"
 #include "families/clip_common.hpp"
 #include "families/config_lists.hpp"
-#include "families/dpt_common.hpp"
+#include "families/depth_anything.hpp"
 #include "families/family.hpp"
 #include "families/shared_parameters.hpp"
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
-namespace {
 
 using namespace blocks;
 using graph::NodeType;
 
-Value build(const BuildInput& in, GraphBuilder& b) {
+Value depth_anything::depth_estimator(const BuildInput& in, GraphBuilder& b, const FusionExtra& fusion_extra) {
   const Config& c = in.config;
   if (const auto* v = c.raw({"backbone"}); v && !v->is_null())
     throw Error(ErrorKind::Unsupported, fmt::format("{}: key 'backbone'", c.origin()),
@@ -91,6 +90,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   neck.fusion = c.dim({"fusion_hidden_size"}, 64);
   neck.readout = dpt::Readout::Ignore;
   neck.upsample_to_next = true;
+  neck.fusion_extra = fusion_extra;
   if (neck.factors.size() != neck.neck_hidden.size())
     throw Error(ErrorKind::InvalidInput, fmt::format("{}: key 'reassemble_factors'", c.origin()),
                 fmt::format("has {} entries for {} neck_hidden_sizes", neck.factors.size(), neck.neck_hidden.size()));
@@ -117,6 +117,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   return Value{h.node, {h.shape[1], h.shape[2]}};  // predicted_depth: the channel squeezed away
 }
 
+namespace {
+Value build(const BuildInput& in, GraphBuilder& b) { return depth_anything::depth_estimator(in, b); }
 }  // namespace
 
 const Family& depth_anything_family() {

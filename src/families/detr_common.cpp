@@ -363,6 +363,13 @@ Value mlp_head(GraphBuilder& b, const Value& x, const std::string& name, const S
 
 }  // namespace
 
+Value decoder(GraphBuilder& b, const Config& c, const Value& query_pos, const Value& memory, const Scope& stack) {
+  const Layout layout;
+  const Dims d = read_dims(c, layout);
+  Transformer t(b, d, layout);
+  return t.decoder(query_pos, memory, stack, b.next_block());
+}
+
 Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   const Config& c = in.config;
   const Dims d = read_dims(c, layout);

@@ -28,4 +28,10 @@ inline constexpr std::int64_t kDefaultImageSize = 800;
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout);
 
+/// DETR's decoder alone (DetrDecoder: post-norm layers, then `layernorm`) under `stack`, with the dimensions of the
+/// DETR config `c`: the queries start at their positions `query_pos` [num_queries, d_model] and attend to `memory`
+/// [tokens, d_model]. MaskFormer runs it over its image features.
+graph::Value decoder(graph::GraphBuilder& b, const Config& c, const graph::Value& query_pos,
+                     const graph::Value& memory, const graph::Scope& stack);
+
 }  // namespace neurarch::families::detr

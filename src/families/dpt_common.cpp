@@ -149,6 +149,7 @@ std::vector<Value> neck(GraphBuilder& b, const std::vector<Value>& tokens, const
     }
     h = residual_unit(b, h, name + "_Residual2", layer / "residual_layer2", s);
     if (i == 0) unused_residual_unit(b, h, layer / "residual_layer1", s);
+    if (s.fusion_extra) h = s.fusion_extra(b, h, name, layer);
     std::int64_t height = 2 * h.shape[1], width = 2 * h.shape[2];
     if (s.upsample_to_next && i + 1 < n) {
       height = maps[n - 2 - i].shape[1];

@@ -7,6 +7,7 @@
 // activation residual unit of the next map, another residual unit, a bilinear upsample (x2, or to the next
 // map's size in Depth Anything) and a 1x1 projection.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,9 @@ struct NeckSpec {
   bool residual_batch_norm = false;         ///< use_batch_norm_in_fusion_residual
   bool residual_bias = true;                ///< use_bias_in_fusion_residual
   bool upsample_to_next = false;            ///< Depth Anything: each fusion layer upsamples to the next map's size
+  /// When set, runs inside fusion layer `layer` on residual_layer2's output, before the upsample, and returns
+  /// what the upsample reads (Prompt Depth Anything adds its prompt-depth convs there).
+  std::function<Value(GraphBuilder& b, const Value& h, const std::string& name, const Scope& layer)> fusion_extra;
 };
 
 /// Tokens [1 + grid_h grid_w, token_width] of each chosen layer (CLS first), shallowest first -> the fusion

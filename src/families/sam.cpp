@@ -9,160 +9,34 @@
 // stride-2 ConvTranspose2d upscalers with a LayerNorm, one 3-layer hypernetwork MLP per mask token and the IoU head.
 // The graph runs one image with one point prompt (the reference pads it with a not-a-point token when no box is
 // given) and multimask_output: three 4x-upscaled masks.
-#include <tuple>
-#include <utility>
-
 #include <fmt/format.h>
 
-#include "blocks/seq2seq.hpp"
-#include "families/clip_common.hpp"
-#include "families/convnext_common.hpp"
 #include "families/sam_common.hpp"
+#include "families/sam_decoder.hpp"
 
 namespace neurarch::families {
 namespace {
 
-using namespace blocks;
 using graph::NodeType;
+using graph::Scope;
+using graph::Value;
 
-struct DecoderDims {
-  std::int64_t hidden, layers, heads, mlp, downsample, masks, iou_depth, iou_hidden;
-  std::string activation;
-};
-
-// nn.ConvTranspose2d(in, out, kernel 2, stride 2): weight [in, out, 2, 2] and bias; the map doubles per side. Each
-// input pixel scatters in x out x 4 products, so its FLOPs are the convolution's over the input grid.
-Value upscale(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, std::int64_t in,
-              std::int64_t out) {
-  auto y = b.node(NodeType::Conv2d, name, {out, 2 * x.shape[1], 2 * x.shape[2]}, {x}, module);
-  b.at(y).spatial = graph::SpatialAttrs{2, 2, 1, 0, 1, false};
-  b.parameter(y, module("weight"), {in, out, 2, 2});
-  b.parameter(y, module("bias"), {out});
-  if (x.shape[0] != in) b.fail(y, fmt::format("expects {} channels, receives {}", in, x.shape[0]));
-  return y;
-}
-
-// SamFeedForward: proj_in, depth - 2 square layers, proj_out, ReLU between.
-Value mlp(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, std::int64_t in,
-          std::int64_t hidden, std::int64_t out, std::int64_t depth) {
-  auto h = dense(b, x, name + "_In", module / "proj_in", in, hidden, true, "relu");
-  for (std::int64_t i = 0; i + 2 < depth; ++i)
-    h = dense(b, h, fmt::format("{}_{}", name, i), module / "layers" / i, hidden, hidden, true, "relu");
-  return dense(b, h, name + "_Out", module / "proj_out", hidden, out, true);
-}
-
-// SamAttention: q from `queries`, k and v from `keys`, all projected to hidden / downsample and back.
-Value attend(GraphBuilder& b, const Value& queries, const Value& keys, const std::string& name, const Scope& module,
-             const DecoderDims& d, std::int64_t downsample) {
-  const std::int64_t internal = d.hidden / downsample;
-  AttentionSpec spec{.hidden = d.hidden, .heads = d.heads, .head_dim = internal / d.heads, .module = module,
-                     .q = module / "q_proj", .k = module / "k_proj", .v = module / "v_proj", .o = module / "out_proj",
-                     .require_divisible = false};
-  auto out = cross_attention(b, queries, keys, name, spec, d.hidden);
-  if (internal % d.heads != 0)
-    b.fail(out, fmt::format("num_attention_heads {} must divide hidden_size / downsample_rate {}", d.heads, internal));
-  return out;
-}
-
-Value build(const BuildInput& in, GraphBuilder& b) {
+Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
+  const auto d = sam::read_mask_decoder(c.child("mask_decoder_config"));
   const Config vision = c.child("vision_config");
-  const Config prompt = c.child("prompt_encoder_config");
-  const Config decoder = c.child("mask_decoder_config");
-
   auto image = sam::vision_encoder(in, b, vision, Scope("vision_encoder"));
-  const std::int64_t channels = image.shape[0], grid_h = image.shape[1], grid_w = image.shape[2];
-
-  // The Fourier features of the image grid and of the prompt points share one buffer.
-  const std::int64_t fourier = vision.dim({"num_pos_feats"}, 128);
-  auto image_positions = b.node(NodeType::Linear, "Image_Positional_Embedding", {2 * fourier, grid_h, grid_w}, {image},
-                                Scope("shared_image_embedding"));
-  b.buffer(image_positions, "shared_image_embedding.positional_embedding", {2, fourier}, DType::F32);
-
-  const std::int64_t hidden = prompt.dim({"hidden_size"}, 256);
-  const std::int64_t mask_channels = prompt.dim({"mask_input_channels"}, 16);
-  const std::int64_t point_tables = prompt.dim({"num_point_embeddings"}, 4);
-  auto points = b.input({1, 2}, "points", "input_points");
-  // One labelled point plus the not-a-point pad: two sparse prompt tokens.
-  auto sparse = b.node(NodeType::Embedding, "Prompt_Point_Embedding", {2, hidden}, {points, image_positions},
-                       Scope("prompt_encoder"));
-  b.tied(sparse, "prompt_encoder.shared_embedding.positional_embedding", {2, fourier},
-         "shared_image_embedding.positional_embedding");
-  for (std::int64_t i = 0; i < point_tables; ++i)
-    b.parameter(sparse, (Scope("prompt_encoder") / "point_embed" / i)("weight"), {1, hidden});
-  b.parameter(sparse, "prompt_encoder.not_a_point_embed.weight", {1, hidden});
-  if (2 * fourier != hidden)
-    b.fail(sparse, fmt::format("the {} Fourier features of a point are not the prompt's {} channels", 2 * fourier,
-                               hidden));
-  // Without a mask prompt the dense embedding is no_mask_embed broadcast over the grid; mask_embed waits unused.
-  auto dense_prompt = b.node(NodeType::Add, "Prompt_Dense_Embedding", image.shape, {image}, Scope("prompt_encoder"));
-  b.parameter(dense_prompt, "prompt_encoder.no_mask_embed.weight", {1, hidden});
-  const Scope mask_embed = Scope("prompt_encoder") / "mask_embed";
-  const std::int64_t quarter = mask_channels / 4;
-  for (const auto& [conv, from, to, kernel] :
-       {std::tuple{"conv1", std::int64_t{1}, quarter, std::int64_t{2}}, std::tuple{"conv2", quarter, mask_channels, std::int64_t{2}},
-        std::tuple{"conv3", mask_channels, hidden, std::int64_t{1}}}) {
-    b.parameter(dense_prompt, (mask_embed / conv)("weight"), {to, from, kernel, kernel});
-    b.parameter(dense_prompt, (mask_embed / conv)("bias"), {to});
-  }
-  for (const auto& [norm_name, width] : {std::pair{"layer_norm1", quarter}, std::pair{"layer_norm2", mask_channels}}) {
-    b.parameter(dense_prompt, (mask_embed / norm_name)("weight"), {width});
-    b.parameter(dense_prompt, (mask_embed / norm_name)("bias"), {width});
-  }
-  if (channels != hidden)
-    b.fail(dense_prompt, fmt::format("the image embedding has {} channels, the prompts {}", channels, hidden));
-
-  const DecoderDims d{.hidden = decoder.dim({"hidden_size"}, 256),
-                      .layers = decoder.dim({"num_hidden_layers"}, 2),
-                      .heads = decoder.dim({"num_attention_heads"}, 8),
-                      .mlp = decoder.dim({"mlp_dim"}, 2048),
-                      .downsample = decoder.dim({"attention_downsample_rate"}, 2),
-                      .masks = decoder.dim({"num_multimask_outputs"}, 3) + 1,
-                      .iou_depth = decoder.dim({"iou_head_depth"}, 3),
-                      .iou_hidden = decoder.dim({"iou_head_hidden_dim"}, 256),
-                      .activation = decoder.text({"hidden_act"}, "relu")};
-  const Scope md("mask_decoder");
-  auto tokens = b.node(NodeType::Embedding, "Output_Tokens", {1 + d.masks + 2, d.hidden}, {sparse}, md);
-  b.parameter(tokens, "mask_decoder.iou_token.weight", {1, d.hidden});
-  b.parameter(tokens, "mask_decoder.mask_tokens.weight", {d.masks, d.hidden});
-  Value keys{dense_prompt.node, {grid_h * grid_w, channels}};
-
-  const Scope transformer = md / "transformer";
-  Value queries = tokens;
-  for (std::int64_t i = 0; i < d.layers; ++i) {
-    b.set_block(b.next_block());
-    const Scope l = transformer / "layers" / i;
-    const BlockNames n{i};
-    auto h = attention(b, queries, fmt::format("Token_Attention_{}", i),
-                       {.hidden = d.hidden, .heads = d.heads, .module = l / "self_attn", .q = l / "self_attn" / "q_proj",
-                        .k = l / "self_attn" / "k_proj", .v = l / "self_attn" / "v_proj",
-                        .o = l / "self_attn" / "out_proj"});
-    // The first layer replaces the queries by their self-attention (skip_first_layer_pe); later ones add it.
-    queries = norm(b, i == 0 ? h : add(b, h, queries, n.add(1)), n.norm(1, NormKind::LayerNorm), {l / "layer_norm1"});
-    h = attend(b, queries, keys, fmt::format("Token_To_Image_{}", i), l / "cross_attn_token_to_image", d, d.downsample);
-    queries = norm(b, add(b, h, queries, n.add(2)), n.norm(2, NormKind::LayerNorm), {l / "layer_norm2"});
-    h = feed_forward(b, queries, n.ffn(),
-                     {.hidden = d.hidden, .intermediate = d.mlp, .activation = d.activation, .module = l / "mlp",
-                      .up = l / "mlp" / "lin1", .down = l / "mlp" / "lin2"});
-    queries = norm(b, add(b, h, queries, n.add(3)), n.norm(3, NormKind::LayerNorm), {l / "layer_norm3"});
-    h = attend(b, keys, queries, fmt::format("Image_To_Token_{}", i), l / "cross_attn_image_to_token", d, d.downsample);
-    keys = norm(b, add(b, h, keys, n.add(4)), n.norm(4, NormKind::LayerNorm), {l / "layer_norm4"});
-  }
-  b.set_block(-1);
-  auto h = attend(b, queries, keys, "Final_Token_To_Image", transformer / "final_attn_token_to_image", d, d.downsample);
-  queries = norm(b, add(b, h, queries, "Final_Add"), "Final_LayerNorm", {transformer / "layer_norm_final_attn"});
+  const auto state = sam::prompted_two_way(b, c, image, d, {.fourier = vision.dim({"num_pos_feats"}, 128)});
 
   // Upscale the image tokens 4x; each mask token's hypernetwork turns it into weights over the upscaled channels.
-  Value map{keys.node, {d.hidden, grid_h, grid_w}};
-  map = upscale(b, map, "Upscale_Conv1", md / "upscale_conv1", d.hidden, d.hidden / 4);
-  map = convnext::channels_first_norm(b, map, "Upscale_LayerNorm", md / "upscale_layer_norm");
-  map = upscale(b, map, "Upscale_Conv2", md / "upscale_conv2", d.hidden / 4, d.hidden / 8);
+  auto map = sam::upscaled_embedding(b, state, d);
+  const Scope md("mask_decoder");
   Value mask_weights;
   for (std::int64_t i = 0; i < d.masks; ++i)
-    mask_weights = mlp(b, Value{queries.node, {d.hidden}}, fmt::format("Hypernetwork_{}", i),
-                       md / "output_hypernetworks_mlps" / i, d.hidden, d.hidden, d.hidden / 8, 3);
-  auto iou = mlp(b, Value{queries.node, {d.hidden}}, "IoU_Head", md / "iou_prediction_head", d.hidden, d.iou_hidden,
-                 d.masks, d.iou_depth);
+    mask_weights = sam::feed_forward(b, Value{state.tokens.node, {d.hidden}}, fmt::format("Hypernetwork_{}", i),
+                                     md / "output_hypernetworks_mlps" / i, d.hidden, d.hidden, d.hidden / 8, 3);
+  auto iou = sam::feed_forward(b, Value{state.tokens.node, {d.hidden}}, "IoU_Head", md / "iou_prediction_head",
+                               d.hidden, d.iou_hidden, d.masks, d.iou_depth);
   // multimask_output: every mask token but the first.
   return b.node(NodeType::Linear, "Masks", {d.masks - 1, map.shape[1], map.shape[2]}, {map, mask_weights, iou});
 }

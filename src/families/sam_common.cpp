@@ -14,9 +14,6 @@ namespace neurarch::families::sam {
 using namespace blocks;
 using graph::NodeType;
 
-namespace {
-
-// A list of layer indexes (0 allowed, unlike a list of sizes); `fallback` when absent or null.
 std::vector<std::int64_t> layer_indexes(const Config& c, std::string_view key, std::vector<std::int64_t> fallback) {
   const auto* v = c.raw({key});
   if (!v) return fallback;
@@ -32,10 +29,14 @@ std::vector<std::int64_t> layer_indexes(const Config& c, std::string_view key, s
   return out;
 }
 
-}  // namespace
-
 Value vision_encoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root,
                      std::optional<std::int64_t> mlp_dim_default) {
+  return vision_encoder_states(in, b, c, root, mlp_dim_default).embedding;
+}
+
+EncoderStates vision_encoder_states(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root,
+                                    std::optional<std::int64_t> mlp_dim_default) {
+  EncoderStates out;
   const std::int64_t hidden = c.dim({"hidden_size"}, 768);
   const std::int64_t output_channels = c.dim({"output_channels"}, 256);
   const std::int64_t layers = c.dim({"num_hidden_layers"}, 12);
@@ -98,6 +99,7 @@ Value vision_encoder(const BuildInput& in, GraphBuilder& b, const Config& c, con
                      {.hidden = hidden, .intermediate = mlp_dim, .activation = activation, .module = l / "mlp",
                       .up = l / "mlp" / "lin1", .down = l / "mlp" / "lin2"});
     x = add(b, h, residual, n.add(2));
+    if (!windowed) out.global_layers.push_back(x);
   }
   b.set_block(-1);
 
@@ -110,7 +112,8 @@ Value vision_encoder(const BuildInput& in, GraphBuilder& b, const Config& c, con
   map = conv2d(b, map, "Neck_Conv2",
                {.module = neck / "conv2", .in = output_channels, .out = output_channels, .kernel = 3, .padding = 1,
                 .bias = false});
-  return convnext::channels_first_norm(b, map, "Neck_LayerNorm2", neck / "layer_norm2");
+  out.embedding = convnext::channels_first_norm(b, map, "Neck_LayerNorm2", neck / "layer_norm2");
+  return out;
 }
 
 }  // namespace neurarch::families::sam

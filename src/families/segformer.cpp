@@ -8,18 +8,18 @@
 
 #include <fmt/format.h>
 
-#include "families/family.hpp"
 #include "families/mix_transformer.hpp"
+#include "families/segformer.hpp"
 
 namespace neurarch::families {
-namespace {
 
 using namespace blocks;
 
 using mix::as_map;
 using mix::as_tokens;
 
-Value build(const BuildInput& in, GraphBuilder& b) {
+segformer::EncoderOutput segformer::encoder(const BuildInput& in, GraphBuilder& b, const Scope& root,
+                                            std::int64_t default_image) {
   const Config& c = in.config;
   const std::int64_t channels = c.dim({"num_channels"}, 3);
   const auto [depths, hidden, sr, patches, strides, heads, ratios] =
@@ -27,11 +27,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::string act = c.text({"hidden_act"}, "gelu");
   const double hidden_dropout = c.number({"hidden_dropout_prob"}, 0.0);
   const double attention_dropout = c.number({"attention_probs_dropout_prob"}, 0.0);
-  // SegFormer's image processor resizes to 512 x 512.
-  const std::int64_t image = in.image_size(512);
+  const std::int64_t image = in.image_size(default_image);
 
-  const Scope root = in.head == Head::Base ? Scope() : Scope("segformer");
   const Scope encoder = root / "encoder";
+  EncoderOutput out;
   Value map = b.input({channels, image, image}, "pixels");
   Value x;
   std::int64_t block = 0;
@@ -60,10 +59,21 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     b.set_block(-1);
     x = norm(b, x, fmt::format("Stage_LayerNorm_{}", s), {encoder / "layer_norm" / stage});
     map = as_map(x, h, w);
+    out.maps.push_back(map);
   }
-  if (in.head == Head::Base) return map;
-  return classifier(b, Value{x.node, {hidden.back()}}, "Classifier", Scope("classifier"), hidden.back(),
-                    in.num_labels(), true);
+  out.tokens = x;
+  return out;
+}
+
+namespace {
+
+Value build(const BuildInput& in, GraphBuilder& b) {
+  // SegFormer's image processor resizes to 512 x 512.
+  const auto out = segformer::encoder(in, b, in.head == Head::Base ? Scope() : Scope("segformer"), 512);
+  if (in.head == Head::Base) return out.maps.back();
+  const std::int64_t width = out.tokens.shape.back();
+  return classifier(b, Value{out.tokens.node, {width}}, "Classifier", Scope("classifier"), width, in.num_labels(),
+                    true);
 }
 
 }  // namespace

@@ -17,14 +17,14 @@ namespace swin {
 using namespace blocks;
 
 Stages stages(GraphBuilder& b, const Value& input, std::int64_t grid_h, std::int64_t grid_w, const Settings& settings,
-              const Scope& layers) {
+              const Scope& layers, const StageOptions& options) {
   const auto& [embed, depths, heads, window, mlp_ratio, qkv_bias, hidden_dropout, attention_dropout, act] = settings;
   Value x = input;
   std::int64_t dim = embed;
   std::int64_t block = 0;
   for (std::size_t s = 0; s < depths.size(); ++s) {
     const Scope stage = layers / static_cast<std::int64_t>(s);
-    const std::int64_t w = swin::window_side(window, grid_h, grid_w);
+    const std::int64_t w = options.shrink_window ? swin::window_side(window, grid_h, grid_w) : window;
     for (std::int64_t j = 0; j < depths[s]; ++j, ++block) {
       b.set_block(static_cast<int>(block));
       const Scope l = stage / "blocks" / j;
@@ -48,6 +48,7 @@ Stages stages(GraphBuilder& b, const Value& input, std::int64_t grid_h, std::int
       x = add(b, h, residual, n.add(2));
     }
     b.set_block(-1);
+    if (options.stage_maps) options.stage_maps->push_back(Value{x.node, {dim, grid_h, grid_w}});
     if (s + 1 < depths.size()) {
       const Scope down = stage / "downsample";
       grid_h = swin::ceil_div(grid_h, 2);
@@ -66,7 +67,8 @@ Value model(const BuildInput& in, GraphBuilder& b, const ModelSpec& spec) {
   const swin::Settings settings = swin::read_settings(c);
   const Scope root = in.head == Head::Base ? Scope() : Scope("swin");
   auto [embedded, grid_h, grid_w] = swin::stem(in, b, settings, root);
-  auto [x, dim, last_h, last_w] = stages(b, embedded, grid_h, grid_w, settings, root / "encoder" / "layers");
+  auto [x, dim, last_h, last_w] = stages(b, embedded, grid_h, grid_w, settings, root / "encoder" / "layers",
+                                          {.shrink_window = spec.shrink_window, .stage_maps = spec.stage_maps});
   if (spec.final_norm) x = norm(b, x, "Final_LayerNorm", {root / "layernorm"});
   if (in.head == Head::Base) return x;
   // The pooler averages the tokens (no parameters); the classifier reads that mean.

@@ -63,15 +63,27 @@ struct Stages {
   std::int64_t dim = 0, grid_h = 0, grid_w = 0;
 };
 
+/// How a caller's Swin differs inside its stages.
+struct StageOptions {
+  /// MaskFormer's Swin keeps the configured window (and its shift) on grids smaller than the window, padding
+  /// the grid to one whole window instead of shrinking the window to the grid.
+  bool shrink_window = true;
+  /// When set, receives every stage's last tokens before its patch merging, as [grid_h x grid_w, width] with the
+  /// grid in their shape's place ([width, grid_h, grid_w]): the feature maps a Swin backbone hands out.
+  std::vector<Value>* stage_maps = nullptr;
+};
+
 /// Swin's stages under `layers` (`layers.<s>.blocks.<j>`, `layers.<s>.downsample`) over the embedded grid,
 /// blocks numbered from 0: window attention with a relative_position_bias_table and its saved index per layer,
 /// a patch merging between stages.
 Stages stages(GraphBuilder& b, const Value& x, std::int64_t grid_h, std::int64_t grid_w, const Settings& settings,
-              const Scope& layers);
+              const Scope& layers, const StageOptions& options = {});
 
 /// What a model built on Swin's stages changes (DonutSwinModel: no final layernorm).
 struct ModelSpec {
   bool final_norm = true;  ///< `layernorm` after the last stage
+  bool shrink_window = true;               ///< StageOptions::shrink_window
+  std::vector<Value>* stage_maps = nullptr;  ///< StageOptions::stage_maps
 };
 
 /// SwinModel (the last stage's tokens, after the final norm when the spec has one) or

@@ -9,15 +9,47 @@
 #include <fmt/format.h>
 
 #include "families/family.hpp"
-#include "families/swin_common.hpp"
+#include "families/swinv2.hpp"
 
 namespace neurarch::families {
-namespace {
 
 using namespace blocks;
 
+namespace {
 // The width of the hidden layer of the continuous position bias MLP (fixed in the reference).
 constexpr std::int64_t kPositionBiasHidden = 512;
+}  // namespace
+
+Value swinv2::layer(GraphBuilder& b, const Value& x, const swin::Settings& settings, const LayerSpec& spec,
+                    const Scope& l, std::int64_t block) {
+  const std::int64_t dim = spec.dim;
+  const Scope attn = l / "attention";
+  const Scope self = attn / "self";
+  BlockNames n{block};
+  auto h = attention(b, x, n.attention(),
+                     {.hidden = dim, .heads = spec.heads, .module = attn, .q = self / "query", .k = self / "key",
+                      .v = self / "value", .o = attn / "output" / "dense", .qkv_bias = settings.qkv_bias,
+                      .dropout = settings.attention_dropout, .output_dropout = settings.hidden_dropout,
+                      .k_bias = false});
+  swin::attend_in_windows(b, h, spec.window, spec.grid_h, spec.grid_w, spec.stage, spec.first);
+  b.at(h).attention->sdpa = false;
+  b.parameter(h, self("logit_scale"), {spec.heads, 1, 1});
+  const Scope mlp = self / "continuous_position_bias_mlp";
+  b.parameter(h, (mlp / 0)("weight"), {kPositionBiasHidden, 2});
+  b.parameter(h, (mlp / 0)("bias"), {kPositionBiasHidden});
+  b.parameter(h, (mlp / 2)("weight"), {spec.heads, kPositionBiasHidden});
+  h = norm(b, h, n.norm(1, NormKind::LayerNorm), {l / "layernorm_before"});
+  auto residual = add(b, h, x, n.add(1));
+  h = feed_forward(b, residual, n.ffn(),
+                   {.hidden = dim,
+                    .intermediate = static_cast<std::int64_t>(settings.mlp_ratio * static_cast<double>(dim)),
+                    .activation = settings.activation, .module = l, .up = l / "intermediate" / "dense",
+                    .down = l / "output" / "dense", .output_dropout = settings.hidden_dropout});
+  h = norm(b, h, n.norm(2, NormKind::LayerNorm), {l / "layernorm_after"});
+  return add(b, h, residual, n.add(2));
+}
+
+namespace {
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
@@ -33,29 +65,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     const std::int64_t w = swin::window_side(window, grid_h, grid_w);
     for (std::int64_t j = 0; j < depths[s]; ++j, ++block) {
       b.set_block(static_cast<int>(block));
-      const Scope l = stage / "blocks" / j;
-      const Scope attn = l / "attention";
-      const Scope self = attn / "self";
-      BlockNames n{block};
-      auto h = attention(b, x, n.attention(),
-                         {.hidden = dim, .heads = heads[s], .module = attn, .q = self / "query", .k = self / "key",
-                          .v = self / "value", .o = attn / "output" / "dense", .qkv_bias = qkv_bias,
-                          .dropout = attention_dropout, .output_dropout = hidden_dropout, .k_bias = false});
-      swin::attend_in_windows(b, h, w, grid_h, grid_w, s, j == 0);
-      b.at(h).attention->sdpa = false;
-      b.parameter(h, self("logit_scale"), {heads[s], 1, 1});
-      const Scope mlp = self / "continuous_position_bias_mlp";
-      b.parameter(h, (mlp / 0)("weight"), {kPositionBiasHidden, 2});
-      b.parameter(h, (mlp / 0)("bias"), {kPositionBiasHidden});
-      b.parameter(h, (mlp / 2)("weight"), {heads[s], kPositionBiasHidden});
-      h = norm(b, h, n.norm(1, NormKind::LayerNorm), {l / "layernorm_before"});
-      auto residual = add(b, h, x, n.add(1));
-      h = feed_forward(b, residual, n.ffn(),
-                       {.hidden = dim, .intermediate = static_cast<std::int64_t>(mlp_ratio * static_cast<double>(dim)),
-                        .activation = act, .module = l, .up = l / "intermediate" / "dense",
-                        .down = l / "output" / "dense", .output_dropout = hidden_dropout});
-      h = norm(b, h, n.norm(2, NormKind::LayerNorm), {l / "layernorm_after"});
-      x = add(b, h, residual, n.add(2));
+      x = swinv2::layer(b, x, settings,
+                        {.dim = dim, .heads = heads[s], .window = w, .grid_h = grid_h, .grid_w = grid_w,
+                         .stage = s, .first = j == 0},
+                        stage / "blocks" / j, block);
     }
     b.set_block(-1);
     if (s + 1 < depths.size()) {

@@ -14,6 +14,7 @@
 #include "families/convnext_common.hpp"
 #include "families/family.hpp"
 #include "families/vit_common.hpp"
+#include "families/vitdet.hpp"
 
 namespace neurarch::families {
 namespace {
@@ -38,7 +39,9 @@ bool listed(const std::vector<std::int64_t>& list, std::int64_t i) {
   return std::find(list.begin(), list.end(), i) != list.end();
 }
 
-Value build(const BuildInput& in, GraphBuilder& b) {
+}  // namespace
+
+vitdet::Output vitdet::model(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   const std::int64_t hidden = c.dim({"hidden_size"}, 768);
   const std::int64_t layers = c.dim({"num_hidden_layers"}, 12);
@@ -57,6 +60,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t head_dim = hidden / heads;
 
   Value x = vit::pixel_stem(b, g, Scope("embeddings") / "projection", hidden, 0);
+  const Value pixels{b.at(x).inputs.front(), {g.channels, g.input.h, g.input.w}};
   if (absolute) {
     // One CLS row is stored and dropped; the rest is a square table resized (bicubic) to the input grid.
     const std::int64_t rows = (pretrain.h / g.patch.h) * (pretrain.w / g.patch.w) + 1;
@@ -81,8 +85,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     b.set_block(static_cast<int>(i));
     x = pre_norm_layer(b, x, i, layer);
     auto& nodes = b.graph().nodes;
-    const auto found = std::find_if(nodes.begin(), nodes.end(),
-                                    [&](const graph::Node& n) { return n.name == BlockNames{i}.attention(); });
+    // The layer's attention: the last node with attention attributes (its name carries any nest's label).
+    const auto found = std::find_if(nodes.rbegin(), nodes.rend(),
+                                    [](const graph::Node& n) { return n.attention.has_value(); });
     const Value attention{found->index, found->out};
     b.at(attention).attention->sdpa = false;
     if (in_windows) {
@@ -118,9 +123,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     }
   }
   b.set_block(-1);
-  return Value{x.node, {hidden, grid_h, grid_w}};
+  return {.pixels = pixels, .map = Value{x.node, {hidden, grid_h, grid_w}}};
 }
 
+namespace {
+Value build(const BuildInput& in, GraphBuilder& b) { return vitdet::model(in, b).map; }
 }  // namespace
 
 const Family& vitdet_family() {
