@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang in build-fuzz/ and runs them from their committed seed
 # corpus and dictionary. A crash, a sanitizer report, a leak, an input slower than 10 s or a run that
 # does not stop fails it. New inputs go under build-fuzz/, never into fuzz/corpus/.
-#   scripts/fuzz.sh smoke              CI's step: each target for the number of inputs fuzz/smoke.txt
+#   scripts/fuzz.sh smoke [TARGET...]  CI's step: each target for the number of inputs fuzz/smoke.txt
 #                                      gives it, from an empty working corpus and a fixed seed, so any
 #                                      machine runs exactly the inputs the last green run did
 #   scripts/fuzz.sh [SECONDS] [TARGET...]   offline: each target for SECONDS (default 60), growing
@@ -10,17 +10,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 smoke=false
-if [[ "${1-}" == smoke ]]; then smoke=true; shift; fi
-seconds="${1:-60}"
-shift || true
+seconds=60
+if [[ "${1-}" == smoke ]]; then
+  smoke=true
+  shift
+elif [[ $# -gt 0 ]]; then
+  seconds="$1"
+  shift
+fi
 targets=("$@")
 declare -A smoke_runs=()
 if $smoke; then
+  listed=()
   while read -r target runs _; do
     [[ -z "$target" || "$target" == \#* ]] && continue
     smoke_runs[$target]=$runs
-    targets+=("$target")
+    listed+=("$target")
   done <fuzz/smoke.txt
+  [ ${#targets[@]} -gt 0 ] || targets=("${listed[@]}")
 fi
 [ ${#targets[@]} -gt 0 ] || targets=(config_fuzzer safetensors_fuzzer server_fuzzer track_fuzzer)
 clang="${NEURARCH_FUZZ_CLANG:-$(command -v clang++-14 || command -v clang++)}"
