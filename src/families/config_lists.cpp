@@ -32,4 +32,22 @@ void require_length(const Config& c, std::string_view key, const std::vector<std
                 fmt::format("has {} entries for {} stages", list.size(), count));
 }
 
+std::vector<bool> bool_list(const Config& c, std::string_view key, std::vector<bool> fallback) {
+  const auto* v = c.raw({key});
+  if (!v || v->is_null()) {
+    c.record_default(key, fallback);
+    return fallback;
+  }
+  std::vector<bool> out;
+  if (v->is_array())
+    for (const auto& e : *v) {
+      if (!e.is_boolean()) break;
+      out.push_back(e.get<bool>());
+    }
+  if (!v->is_array() || out.size() != v->size())
+    throw Error(ErrorKind::InvalidInput, fmt::format("{}: key '{}'", c.origin(), key),
+                fmt::format("expected a list of booleans, found {}", v->dump()));
+  return out;
+}
+
 }  // namespace neurarch::families

@@ -12,6 +12,10 @@ namespace neurarch::families {
 /// `key` as a list of positive sizes; `fallback` when absent or null. Errors name the key.
 std::vector<std::int64_t> size_list(const Config& c, std::string_view key, const std::vector<std::int64_t>& fallback);
 
+/// `key` as a list of booleans (per-stage switches: `downsamples`, `stage_light_block`); `fallback` when absent
+/// or null. Errors name the key.
+std::vector<bool> bool_list(const Config& c, std::string_view key, std::vector<bool> fallback);
+
 /// Throws naming `key` unless `list` has `count` entries (stages described by two lists must agree).
 void require_length(const Config& c, std::string_view key, const std::vector<std::int64_t>& list, std::size_t count);
 

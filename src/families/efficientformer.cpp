@@ -22,21 +22,6 @@ namespace {
 using namespace blocks;
 using graph::NodeType;
 
-std::vector<bool> flag_list(const Config& c, std::string_view key, std::vector<bool> fallback) {
-  const auto* v = c.raw({key});
-  if (!v || v->is_null()) return fallback;
-  std::vector<bool> out;
-  if (v->is_array())
-    for (const auto& e : *v) {
-      if (!e.is_boolean()) break;
-      out.push_back(e.get<bool>());
-    }
-  if (!v->is_array() || out.size() != v->size())
-    throw Error(ErrorKind::InvalidInput, fmt::format("{}: key '{}'", c.origin(), key),
-                fmt::format("expected a list of booleans, found {}", v->dump()));
-  return out;
-}
-
 struct Settings {
   std::int64_t ratio, pool_size;
   std::string activation;
@@ -71,7 +56,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t channels = c.dim({"num_channels"}, 3);
   const auto depths = size_list(c, "depths", {3, 2, 6, 4});
   const auto hidden = size_list(c, "hidden_sizes", {48, 96, 224, 448});
-  const auto downsamples = flag_list(c, "downsamples", {true, true, true, true});
+  const auto downsamples = bool_list(c, "downsamples", {true, true, true, true});
   const Settings s{.ratio = c.dim({"mlp_expansion_ratio"}, 4),
                    .pool_size = c.dim({"pool_size"}, 3),
                    .activation = c.text({"hidden_act"}, "gelu"),

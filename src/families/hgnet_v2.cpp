@@ -23,21 +23,6 @@ namespace {
 using namespace blocks;
 using graph::NodeType;
 
-std::vector<bool> flag_list(const Config& c, std::string_view key, std::vector<bool> fallback) {
-  const auto* v = c.raw({key});
-  if (!v || v->is_null()) return fallback;
-  std::vector<bool> out;
-  if (v->is_array())
-    for (const auto& e : *v) {
-      if (!e.is_boolean()) break;
-      out.push_back(e.get<bool>());
-    }
-  if (!v->is_array() || out.size() != v->size())
-    throw Error(ErrorKind::InvalidInput, fmt::format("{}: key '{}'", c.origin(), key),
-                fmt::format("expected a list of booleans, found {}", v->dump()));
-  return out;
-}
-
 struct ConvLayer {
   std::int64_t out = 0, kernel = 1, stride = 1, groups = 1;
   std::string activation;  ///< empty: none
@@ -87,9 +72,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const auto mid = size_list(c, "stage_mid_channels", {48, 96, 192, 384});
   const auto out_channels = size_list(c, "stage_out_channels", {128, 512, 1024, 2048});
   const auto blocks_per_stage = size_list(c, "stage_num_blocks", {1, 1, 3, 1});
-  const auto downsample = flag_list(c, "stage_downsample", {false, true, true, true});
+  const auto downsample = bool_list(c, "stage_downsample", {false, true, true, true});
   const auto strides = size_list(c, "stage_downsample_strides", {2, 2, 2, 2});
-  const auto light = flag_list(c, "stage_light_block", {false, false, true, true});
+  const auto light = bool_list(c, "stage_light_block", {false, false, true, true});
   const auto kernels = size_list(c, "stage_kernel_size", {3, 3, 5, 5});
   const auto layers = size_list(c, "stage_numb_of_layers", {6, 6, 6, 6});
   require_length(c, "stem_channels", stem, 3);

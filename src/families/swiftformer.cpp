@@ -22,21 +22,6 @@ namespace {
 using namespace blocks;
 using graph::NodeType;
 
-std::vector<bool> flag_list(const Config& c, std::string_view key, std::vector<bool> fallback) {
-  const auto* v = c.raw({key});
-  if (!v || v->is_null()) return fallback;
-  std::vector<bool> out;
-  if (v->is_array())
-    for (const auto& e : *v) {
-      if (!e.is_boolean()) break;
-      out.push_back(e.get<bool>());
-    }
-  if (!v->is_array() || out.size() != v->size())
-    throw Error(ErrorKind::InvalidInput, fmt::format("{}: key '{}'", c.origin(), key),
-                fmt::format("expected a list of booleans, found {}", v->dump()));
-  return out;
-}
-
 // layer_scale [C, 1, 1] times `x`.
 Value scaled(GraphBuilder& b, const Value& x, const std::string& name, const std::string& tensor) {
   auto out = b.node(NodeType::LayerScale, name, x.shape, {x});
@@ -61,7 +46,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t channels = c.dim({"num_channels"}, 3);
   const auto depths = size_list(c, "depths", {3, 3, 6, 4});
   const auto dims = size_list(c, "embed_dims", {48, 56, 112, 220});
-  const auto downsamples = flag_list(c, "downsamples", {true, true, true, true});
+  const auto downsamples = bool_list(c, "downsamples", {true, true, true, true});
   const std::int64_t ratio = c.dim({"mlp_ratio"}, 4);
   const std::string act = c.text({"hidden_act"}, "gelu");
   const std::int64_t down_patch = c.dim({"down_patch_size"}, 3);
