@@ -83,6 +83,21 @@ class Builder {
     return false;
   }
 
+  // The last matmul of a node (an attention's output projection, an MLP's down projection) reads the
+  // node's inner activations: it keeps them as a base linear does, plus, when LoRA with dropout adapts
+  // it, the adapter's mask and dropped copy, like any other adapted linear.
+  void output_projection_input(NodeActivations& a, const Node& n, std::int64_t elements, const std::string& what) {
+    const auto saving = saving_weights(n);
+    if (!saving.empty()) linear_inputs(a, n, saving.size() - 1, 1, elements, p_.compute, what);
+  }
+
+  // Whether the matmul at `index` keeps its input as it comes, not only an adapter's dropped copy.
+  bool keeps_plain_input(const Node& n, std::size_t index) const {
+    const auto saving = saving_weights(n);
+    if (index >= saving.size() || !saving[index]) return false;
+    return !lora_on(n, index) || base_keeps_input(n, index) || s_.lora_dropout <= 0;
+  }
+
   // A linear keeps its input for the weight gradient. Autocast casts an fp32 input separately for
   // every linear that reads it (only weights are cached), so q, k and v each keep their own copy;
   // a bf16 input is shared. LoRA with dropout keeps a mask and a dropped copy per adapted linear.
@@ -108,8 +123,13 @@ class Builder {
     }
     bool cast = p_.autocast && in_bytes > 2;
     if (lora_readers > 0 && s_.lora_dropout > 0) {
-      a.saved.push_back({what + ": LoRA dropout masks", elements * lora_readers, mask_bytes(in_bytes)});
-      a.saved.push_back({what + ": LoRA dropped copies", elements * lora_readers, cast ? 2 : in_bytes});
+      // PEFT's Linear.forward casts the input to lora_A's dtype before the dropout (_cast_input_dtype,
+      // peft/tuners/lora/layer.py): an fp32 adapter drops an fp32 copy, so the CPU's noise mask is fp32
+      // too; torchtune / litgpt drop the input as it comes. lora_A then keeps the dropped values, cast
+      // to bf16 under autocast.
+      const int dropped = s_.lora_fp32_adapters ? adapter_bytes(s_) : in_bytes;
+      a.saved.push_back({what + ": LoRA dropout masks", elements * lora_readers, mask_bytes(dropped)});
+      a.saved.push_back({what + ": LoRA dropped copies", elements * lora_readers, p_.autocast ? p_.compute : dropped});
       lora_dropout_seen_ = true;
     } else {
       readers += lora_readers;
@@ -408,9 +428,7 @@ class Builder {
       a.saved.push_back({"heads' output (for the output gate)", tokens * h * hd, c});
       a.saved.push_back({"output gate (sigmoid output)", tokens * h * hd, c});
     }
-    auto saving = saving_weights(n);
-    if (!saving.empty() && saving.back())
-      a.saved.push_back({"output projection input", tokens * h * hd, c});
+    output_projection_input(a, n, tokens * h * hd, "output projection input");
     output_dropout(a, n);
   }
 
@@ -495,8 +513,7 @@ class Builder {
       a.saved.push_back({"q/k RoPE parts (fp32)", tokens * (h + 1) * l.qk_rope_head_dim, 4});
     a.saved.push_back({"q, k and v", tokens * h * (2 * qk + v), c});
     attention_core(a, n, at, tokens, tokens * h * v);
-    auto saving = saving_weights(n);
-    if (!saving.empty() && saving.back()) a.saved.push_back({"output projection input", tokens * h * v, c});
+    output_projection_input(a, n, tokens * h * v, "output projection input");
     output_dropout(a, n);
   }
 
@@ -569,12 +586,12 @@ class Builder {
     std::size_t input_projections = saving.size() >= 3 ? 2 : 1;  // gate + up, or fc1 / fused gate_up
     linear_inputs(a, n, 0, input_projections, tokens * d_in, in_bytes, "MLP input");
     lora_bottlenecks(a, n, tokens);
-    const bool down_saves = !saving.empty() && saving.back();
+    const bool down_keeps = !saving.empty() && keeps_plain_input(n, saving.size() - 1);
     // ReLU's backward reads its output, which is the very tensor an ungated down projection keeps.
-    if (f.gated || f.activation != "relu" || !down_saves) activation(a, f.activation, inter);
+    if (f.gated || f.activation != "relu" || !down_keeps) activation(a, f.activation, inter);
     if (f.gated) a.saved.push_back({"gate activation and up projection (for the product)", inter * 2, c});
     if (f.inner_dropout > 0) a.saved.push_back({"dropout mask before the down projection", inter, mask_bytes(c)});
-    if (down_saves) a.saved.push_back({"down projection input", inter, c});
+    output_projection_input(a, n, inter, "down projection input");
     output_dropout(a, n);
   }
 
@@ -855,8 +872,7 @@ class Builder {
         break;
       }
     }
-    auto saving = saving_weights(n);
-    if (!saving.empty() && saving.back()) a.saved.push_back({"output projection input", w, c});
+    output_projection_input(a, n, w, "output projection input");
     output_dropout(a, n);
   }
 

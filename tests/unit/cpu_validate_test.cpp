@@ -96,7 +96,5 @@ TEST(CpuValidate, CommittedRowsMeetTheTargets) {
   const CpuTargets t;
   EXPECT_LE(std::stod(m[4]), t.max_median_abs_percent) << r.out;
   EXPECT_LE(std::stod(m[5]), t.max_p90_abs_percent) << r.out;
-  // Three phase peaks are still under by more than 10 % (issue 22's target is 0): DINOv2 and T5 with
-  // LoRA, whose adapted activations the planner undercounts (docs/cpu-memory.md). A regression adds more.
-  EXPECT_LE(std::stoi(m[6]), 3) << r.out;
+  EXPECT_EQ(std::stoi(m[6]), 0) << r.out;
 }

@@ -91,6 +91,31 @@ TEST(PlanTerms, LoraTrainsAdaptersOnlyAndSaysWhatDropoutCosts) {
   EXPECT_NE(m.activations().notes[0].find("dropped copy"), std::string::npos);
 }
 
+// Every adapted linear keeps the adapter's dropout mask and dropped copy, the down projection as
+// much as the input projections; PEFT drops an fp32 copy of the input for fp32 adapters, so the CPU's
+// noise mask (kept in the dropped tensor's dtype) is fp32 whatever the base dtype. By hand, per sample
+// (4 tokens, width 8, fc1 8->16, fc2 16->8, rank 2, bf16 autocast): fc1's input 32 values: mask 32 x 4,
+// copy 32 x 2; the adapters' A outputs 2 x 4 x 2 values x 2; GELU's input 64 x 2; fc2's input 64
+// values: mask 64 x 4, copy 64 x 2; the frozen base keeps no input of its own.
+TEST(PlanTerms, LoraDropoutCountsEveryAdaptedLinearInTheAdaptersDtype) {
+  auto g = tiny_mlp_lm(4);
+  plan::Setup s;
+  s.mode = Mode::LoRA;
+  s.lora_rank = 2;
+  s.lora_dropout = 0.1;
+  s.dropout_mask_bytes = 0;
+  MemoryModel m(g, s, exact_runtime());
+  std::int64_t ffn = -1;
+  for (const auto& a : m.activations().nodes)
+    if (g.nodes[static_cast<std::size_t>(a.node)].name == "FFN_0") ffn = a.bytes_per_sample();
+  EXPECT_EQ(ffn, 32 * 4 + 32 * 2 + 16 * 2 + 64 * 2 + 64 * 4 + 64 * 2);
+  s.lora_fp32_adapters = false;  // torchtune / litgpt: the input is dropped as it comes (bf16 here)
+  MemoryModel base(g, s, exact_runtime());
+  for (const auto& a : base.activations().nodes)
+    if (g.nodes[static_cast<std::size_t>(a.node)].name == "FFN_0") ffn = a.bytes_per_sample();
+  EXPECT_EQ(ffn, 32 * 2 + 32 * 2 + 16 * 2 + 64 * 2 + 64 * 2 + 64 * 2);
+}
+
 TEST(PlanTerms, GradientCheckpointingKeepsLessForward) {
   auto g = tiny_mlp_lm(64);
   plan::Setup plain, ckpt;

@@ -27,16 +27,16 @@ TEST(PublishedPeaks, EveryRowIsExpressibleAndWithinTheTargets) {
   for (const auto& r : ev.results) EXPECT_TRUE(r.missing.empty()) << r.row->id << ": " << r.missing.front();
   EXPECT_EQ(ev.overall.inexpressible, 0u);
   EXPECT_EQ(ev.overall.oom_called_fit, 0u);
-  // The targets are median <= 5 %, p90 <= 12 %, under10 0. Not met yet (docs/memory-plan.md says
+  // The targets are median <= 5 %, p90 <= 12 %, under10 0. under10 is not met yet (docs/memory-plan.md says
   // which rows and why); these bounds hold today's figures so that a change can only improve them. They
   // were 7.8 % / 18.9 % / 9 until the CPU measurements (docs/cpu-memory.md) showed the logits' gradient
   // counted twice in backward (once with the loss, once as the widest activation gradient in flight):
   // without that double count the forward+backward rows of the SDPA benchmark come out under, which is
   // a shortfall to find op by op, not one to hide with a second copy of the logits.
   ASSERT_TRUE(ev.overall.errors);
-  EXPECT_LE(ev.overall.under10, 4u) << ev.last_line();
-  EXPECT_LE(ev.overall.errors->median_abs_percent, 3.0) << ev.last_line();
-  EXPECT_LE(ev.overall.errors->p90_abs_percent, 12.2) << ev.last_line();
+  EXPECT_LE(ev.overall.under10, 3u) << ev.last_line();
+  EXPECT_LE(ev.overall.errors->median_abs_percent, 2.5) << ev.last_line();
+  EXPECT_LE(ev.overall.errors->p90_abs_percent, 11.3) << ev.last_line();
 }
 
 TEST(PublishedPeaks, ARowTheVocabularyCannotStateIsListedNotSkipped) {
