@@ -1,6 +1,7 @@
 #pragma once
 // Granite's decoder spec and GraniteMoE's experts, exported for the models derived from them: GraniteMoE
-// keeps Granite's attention, and GraniteMoeShared (modular_granitemoeshared.py) derives from GraniteMoE.
+// keeps Granite's attention, GraniteMoeShared (modular_granitemoeshared.py) derives from GraniteMoE, and
+// GraniteMoeHybrid (modular_granitemoehybrid.py) keeps GraniteMoeShared's feed-forward.
 #include "families/moe_common.hpp"
 
 namespace neurarch::families::granite {
@@ -20,3 +21,12 @@ blocks::MoESpec experts(const Config& c, const decoder::DecoderSpec& s);
 blocks::MoESpec in_layer(blocks::MoESpec m, const graph::Scope& layer);
 
 }  // namespace neurarch::families::granitemoe
+
+namespace neurarch::families::granitemoeshared {
+
+/// The dense gated `shared_mlp` of layer i under `layer`: input_linear [2 x width, hidden] (gate and up fused),
+/// output_linear [hidden, width], no biases.
+graph::Value shared_mlp(graph::GraphBuilder& b, const graph::Value& x, std::int64_t i, const graph::Scope& layer,
+                        std::int64_t hidden, std::int64_t width, const std::string& activation);
+
+}  // namespace neurarch::families::granitemoeshared

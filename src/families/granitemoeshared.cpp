@@ -9,6 +9,17 @@
 #include "families/granite.hpp"
 
 namespace neurarch::families {
+
+graph::Value granitemoeshared::shared_mlp(graph::GraphBuilder& b, const graph::Value& x, std::int64_t i,
+                                          const graph::Scope& layer, std::int64_t hidden, std::int64_t width,
+                                          const std::string& activation) {
+  const graph::Scope mlp = layer / "shared_mlp";
+  blocks::FeedForwardSpec f{.hidden = hidden, .intermediate = width, .activation = activation, .gated = true,
+                            .module = mlp, .down = mlp / "output_linear", .gate_up = mlp / "input_linear",
+                            .bias = false, .down_bias = false};
+  return blocks::feed_forward(b, x, fmt::format("Shared_FFN_{}", i), f);
+}
+
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -22,11 +33,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
     const blocks::MoESpec m = granitemoe::in_layer(base, layer);
     auto experts = blocks::mixture_of_experts(gb, x, moe::node_name(i), m);
     if (shared <= 0) return experts;
-    const graph::Scope mlp = layer / "shared_mlp";
-    blocks::FeedForwardSpec f{.hidden = m.hidden, .intermediate = shared, .activation = m.activation, .gated = true,
-                              .module = mlp, .down = mlp / "output_linear", .gate_up = mlp / "input_linear",
-                              .bias = false, .down_bias = false};
-    auto dense = blocks::feed_forward(gb, x, fmt::format("Shared_FFN_{}", i), f);
+    auto dense = granitemoeshared::shared_mlp(gb, x, i, layer, m.hidden, shared, m.activation);
     return blocks::add(gb, dense, experts, fmt::format("Add_{}_shared", i));
   };
   return decoder::build_decoder(in, b, s);

@@ -2,19 +2,24 @@
 // transformers 5.24.0; Hunyuan-7B / -4B / -1.8B / -0.5B): Qwen3's layout (RMSNorm over each head of q and k after
 // the projections, attention_bias on q/k/v/o) with the norms named query_layernorm / key_layernorm, and
 // HunYuanDenseV1Config's defaults (a 290943-token vocabulary, 2048 positions, KV heads = heads unless set).
-#include "families/qwen3.hpp"
+#include "families/hunyuan_v1_dense.hpp"
 
 namespace neurarch::families {
-namespace {
 
-graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+decoder::DecoderSpec hunyuan_v1_dense::spec(const Config& c) {
   decoder::DecoderSpec s = qwen3_spec(
-      in.config, {.vocab = 290943, .hidden = 4096, .intermediate = 11008, .layers = 32, .heads = 32,
-                  .positions = 2048, .activation = "silu", .tie_word_embeddings = false});
+      c, {.vocab = 290943, .hidden = 4096, .intermediate = 11008, .layers = 32, .heads = 32, .positions = 2048,
+          .activation = "silu", .tie_word_embeddings = false});
   s.names.q_norm = "query_layernorm";
   s.names.k_norm = "key_layernorm";
   s.windows.clear();  // the config has no sliding window
-  return decoder::build_decoder(in, b, s);
+  return s;
+}
+
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  return decoder::build_decoder(in, b, hunyuan_v1_dense::spec(in.config));
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "families/llama_common.hpp"
+#include "families/lfm2.hpp"
 
 namespace neurarch::families {
 namespace {
@@ -57,13 +57,11 @@ graph::Value short_conv(graph::GraphBuilder& b, const graph::Value& x, std::int6
   return blocks::dense(b, conv, fmt::format("ShortConv_Out_{}", i), module / "out_proj", hidden, hidden, bias);
 }
 
-graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
-  const Config& c = in.config;
-  decoder::DecoderSpec s = decoder::read_llama_config(
-      c, {.vocab = 65536, .hidden = 2560, .intermediate = 12288, .layers = 32, .heads = 32, .kv_heads = 8,
-          .positions = 128000, .activation = "silu", .tie_word_embeddings = true});
-  s.intermediate = feed_forward_width(c);
-  s.tie_word_embeddings = c.flag({"tie_embedding", "tie_word_embeddings"}, true);
+}  // namespace
+
+decoder::DecoderSpec lfm2::spec(const Config& c, const decoder::LlamaDefaults& defaults) {
+  decoder::DecoderSpec s = decoder::read_llama_config(c, defaults);
+  s.tie_word_embeddings = c.flag({"tie_embedding", "tie_word_embeddings"}, defaults.tie_word_embeddings);
   s.qk_norm = decoder::QkNorm::PerHead;
   s.names.o = "out_proj";
   s.names.q_norm = "q_layernorm";
@@ -84,6 +82,16 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
     if (at >= conv.size() || !conv[at]) return {};  // an attention layer: the default path
     return short_conv(gb, x, i, layer / "conv", hidden, kernel, bias);
   };
+  return s;
+}
+
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  decoder::DecoderSpec s = lfm2::spec(
+      in.config, {.vocab = 65536, .hidden = 2560, .intermediate = 12288, .layers = 32, .heads = 32, .kv_heads = 8,
+                  .positions = 128000, .activation = "silu", .tie_word_embeddings = true});
+  s.intermediate = feed_forward_width(in.config);
   return decoder::build_decoder(in, b, s);
 }
 
