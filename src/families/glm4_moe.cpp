@@ -33,16 +33,22 @@ decoder::DecoderSpec spec(const Config& c, const decoder::LlamaDefaults& default
   if (c.flag({"use_qk_norm"}, false)) s.qk_norm = decoder::QkNorm::PerHead;
   s.attention_dropout = c.number({"attention_dropout"}, 0.0);
 
-  const std::int64_t experts = c.dim({"n_routed_experts"}, 128);
-  const std::int64_t expert_width = c.dim({"moe_intermediate_size"}, 1408);
-  const std::int64_t shared = c.integer({"n_shared_experts"}, 1);
-  const std::int64_t first_dense = c.integer({"first_k_dense_replace"}, 1);
+  s.mlp_override = v3_feed_forward(c, s, {});
+  return s;
+}
+
+decltype(decoder::DecoderSpec::mlp_override) v3_feed_forward(const Config& c, const decoder::DecoderSpec& s,
+                                                             const MoeDefaults& d) {
+  const std::int64_t experts = c.dim({"n_routed_experts"}, d.n_routed_experts);
+  const std::int64_t expert_width = c.dim({"moe_intermediate_size"}, d.moe_intermediate_size);
+  const std::int64_t shared = c.integer({"n_shared_experts"}, d.n_shared_experts);
+  const std::int64_t first_dense = c.integer({"first_k_dense_replace"}, d.first_k_dense_replace);
   std::vector<bool> sparse(static_cast<std::size_t>(s.layers));
   for (std::int64_t i = 0; i < s.layers; ++i) sparse[static_cast<std::size_t>(i)] = i >= first_dense;
 
   const blocks::MoESpec base{.hidden = s.hidden, .intermediate = expert_width, .experts = experts,
-                             .top_k = c.integer({"num_experts_per_tok"}, 8), .activation = s.activation,
-                             .shared_intermediate = expert_width * shared};
+                             .top_k = c.integer({"num_experts_per_tok"}, d.num_experts_per_tok),
+                             .activation = s.activation, .shared_intermediate = expert_width * shared};
   const auto hidden = s.hidden, intermediate = s.intermediate;
   const auto activation = s.activation;
   auto hook = moe::layer_hook(
@@ -52,14 +58,12 @@ decoder::DecoderSpec spec(const Config& c, const decoder::LlamaDefaults& default
                                          const graph::Scope& layer) {
         return moe::dense_mlp(gb, x, i, layer / "mlp", hidden, intermediate, activation);
       });
-  s.mlp_override = [hook, experts](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
-                                   const graph::Scope& layer) {
+  return [hook, experts](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i, const graph::Scope& layer) {
     auto out = hook(gb, x, i, layer);
     // Added to the router's sigmoid scores when picking experts (aux-loss-free balancing).
     if (gb.at(out).moe) gb.buffer(out, (layer / "mlp" / "gate")("e_score_correction_bias"), {experts}, DType::F32);
     return out;
   };
-  return s;
 }
 
 }  // namespace glm4_moe
