@@ -28,9 +28,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
           .positions = 2048, .activation = "silu", .tie_word_embeddings = false});
   s.windows = windows(c, s.layers);
   s.attention_dropout = c.number({"attention_dropout"}, 0.0);
-  s.mlp_override = glm4_moe::v3_feed_forward(c, s,
-                                             {.n_routed_experts = 0, .moe_intermediate_size = 1408, .n_shared_experts = 0,
-                                              .first_k_dense_replace = 0, .num_experts_per_tok = 0});
+  s.mlp_override = glm4_moe::v3_feed_forward(
+      c, s, {.n_routed_experts = 0, .moe_intermediate_size = 1408, .n_shared_experts = 0, .first_k_dense_replace = 0,
+             .num_experts_per_tok = 0});
   return decoder::build_decoder(in, b, s);
 }
 

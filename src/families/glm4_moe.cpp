@@ -26,14 +26,14 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 
 namespace glm4_moe {
 
-decoder::DecoderSpec spec(const Config& c, const decoder::LlamaDefaults& defaults, bool attention_bias) {
+decoder::DecoderSpec spec(const Config& c, const decoder::LlamaDefaults& defaults, bool attention_bias,
+                          const MoeDefaults& moe) {
   decoder::DecoderSpec s = decoder::read_llama_config(c, defaults);
   s.qkv_bias = c.flag({"attention_bias"}, attention_bias);
   s.o_bias = false;
   if (c.flag({"use_qk_norm"}, false)) s.qk_norm = decoder::QkNorm::PerHead;
   s.attention_dropout = c.number({"attention_dropout"}, 0.0);
-
-  s.mlp_override = v3_feed_forward(c, s, {});
+  s.mlp_override = v3_feed_forward(c, s, moe);
   return s;
 }
 
@@ -42,7 +42,7 @@ decltype(decoder::DecoderSpec::mlp_override) v3_feed_forward(const Config& c, co
   const std::int64_t experts = c.dim({"n_routed_experts"}, d.n_routed_experts);
   const std::int64_t expert_width = c.dim({"moe_intermediate_size"}, d.moe_intermediate_size);
   const std::int64_t shared = c.integer({"n_shared_experts"}, d.n_shared_experts);
-  const std::int64_t first_dense = c.integer({"first_k_dense_replace"}, d.first_k_dense_replace);
+  const std::int64_t first_dense = d.dense_layers ? c.integer({"first_k_dense_replace"}, d.first_k_dense_replace) : 0;
   std::vector<bool> sparse(static_cast<std::size_t>(s.layers));
   for (std::int64_t i = 0; i < s.layers; ++i) sparse[static_cast<std::size_t>(i)] = i >= first_dense;
 

@@ -1,6 +1,7 @@
 #pragma once
 // GLM-4.5's decoder (glm4_moe.cpp), whose layers GLM-4.5V's text model (glm4v_moe.cpp) repeats, and its
-// DeepSeek-V3-style feed-forward, which dots.llm1 (dots1.cpp) puts on Qwen3's attention.
+// DeepSeek-V3-style feed-forward, which dots.llm1 (dots1.cpp) puts on Qwen3's attention and Solar Open
+// (solar_open.cpp) on every layer.
 #include "families/llama_common.hpp"
 
 namespace neurarch::families::glm4_moe {
@@ -8,8 +9,6 @@ namespace neurarch::families::glm4_moe {
 /// The decoder spec of config `c` with the config class's `defaults` and attention_bias default: GQA with q/k/v
 /// biases as attention_bias says, the first first_k_dense_replace layers dense, the rest routed mixtures with a
 /// shared expert and an fp32 e_score_correction_bias.
-decoder::DecoderSpec spec(const Config& c, const decoder::LlamaDefaults& defaults, bool attention_bias);
-
 /// The config class's defaults for the mixture's keys (a null default is 0 here: no experts, no top-k).
 struct MoeDefaults {
   std::int64_t n_routed_experts = 128;
@@ -17,7 +16,11 @@ struct MoeDefaults {
   std::int64_t n_shared_experts = 1;
   std::int64_t first_k_dense_replace = 1;
   std::int64_t num_experts_per_tok = 8;
+  bool dense_layers = true;  ///< false: every layer is a mixture and first_k_dense_replace is not read (Solar Open)
 };
+
+decoder::DecoderSpec spec(const Config& c, const decoder::LlamaDefaults& defaults, bool attention_bias,
+                          const MoeDefaults& moe = {});
 
 /// DeepSeek-V3's feed-forward on the stack `s`: a dense `mlp` (gate/up/down at s.intermediate) on the first
 /// first_k_dense_replace layers, then router `mlp.gate` with its fp32 e_score_correction_bias, experts.<i> of

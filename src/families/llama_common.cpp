@@ -122,7 +122,8 @@ DecoderSpec read_llama_config(const Config& c, const LlamaDefaults& d) {
   DecoderSpec s;
   s.vocab = c.dim({"vocab_size"}, d.vocab);
   s.hidden = c.dim({"hidden_size"}, d.hidden);
-  s.intermediate = c.dim({"intermediate_size"}, d.intermediate);
+  // A default of 0: the config class has no intermediate_size (Solar Open's layers are all mixtures); not read.
+  s.intermediate = d.intermediate > 0 ? c.dim({"intermediate_size"}, d.intermediate) : 0;
   s.layers = c.dim({"num_hidden_layers"}, d.layers);
   s.heads = c.dim({"num_attention_heads"}, d.heads);
   // The config classes turn a missing or null kv-head count into the query head count.
