@@ -11,13 +11,11 @@ namespace neurarch::families {
 
 namespace mixtral {
 
-decoder::DecoderSpec spec(const Config& c) {
-  decoder::DecoderSpec s = decoder::read_llama_config(
-      c, {.vocab = 32000, .hidden = 4096, .intermediate = 14336, .layers = 32, .heads = 32, .kv_heads = 8,
-          .positions = 4096 * 32, .activation = "silu", .tie_word_embeddings = false});
+decoder::DecoderSpec spec(const Config& c, const Defaults& defaults) {
+  decoder::DecoderSpec s = decoder::read_llama_config(c, defaults.llama);
   s.window = decoder::window_or_none(c, "sliding_window", 0);
-  const std::int64_t experts = c.integer({"num_local_experts"}, 8);
-  const std::int64_t top_k = c.integer({"num_experts_per_tok"}, 2);
+  const std::int64_t experts = c.integer({"num_local_experts"}, defaults.num_local_experts);
+  const std::int64_t top_k = c.integer({"num_experts_per_tok"}, defaults.num_experts_per_tok);
   const blocks::MoESpec base{.hidden = s.hidden, .intermediate = s.intermediate, .experts = experts, .top_k = top_k,
                              .activation = s.activation, .gate = "w1", .up = "w3", .down = "w2"};
   s.mlp_override = moe::layer_hook({}, moe::experts_under(base, "block_sparse_moe"));
