@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/config.hpp"
+#include "core/error.hpp"
 #include "model/build.hpp"
 
 using namespace neurarch;
@@ -26,4 +27,21 @@ TEST(HunYuanMoEV1Graph, RouterWgExpertsAndSharedMlpOnEveryLayer) {
       EXPECT_EQ(node.moe->shared_intermediate, 96);
     }
   EXPECT_EQ(moe, 2);
+}
+
+TEST(HunYuanMoEV1Graph, MoeTopkMayBeOnePerLayer) {
+  auto g = model::build_model(Config::parse(R"({"model_type": "hunyuan_v1_moe", "hidden_size": 128,
+      "intermediate_size": 64, "num_hidden_layers": 3, "num_attention_heads": 2, "head_dim": 64, "num_experts": 4,
+      "moe_topk": [1, 3, 2], "vocab_size": 100})",
+                                            "config.json"))
+               .graph;
+  ASSERT_TRUE(g.forward.ok) << g.forward.reason;
+  std::vector<std::int64_t> top_k;
+  for (const auto& node : g.nodes)
+    if (node.moe) top_k.push_back(node.moe->top_k);
+  EXPECT_EQ(top_k, (std::vector<std::int64_t>{1, 3, 2}));
+  EXPECT_THROW(model::build_model(Config::parse(R"({"model_type": "hunyuan_v1_moe", "num_hidden_layers": 3,
+      "head_dim": 128, "num_experts": 4, "moe_topk": [1, 2]})",
+                                                "config.json")),
+               Error);
 }
