@@ -114,4 +114,19 @@ TEST(LongcatFlashGraph, IdentityExpertsWidenTheRouterAndThinTheWork) {
   EXPECT_TRUE(g.find_tensor("lm_head.weight")->tied_to.empty());
 }
 
+TEST(RagGraph, NeedsBothPartsAndNestsThemUnderTheirNames) {
+  const std::string question = R"("question_encoder": {"model_type": "dpr", "hidden_size": 16, "num_hidden_layers": 1,
+    "num_attention_heads": 2, "intermediate_size": 32, "vocab_size": 40})";
+  const std::string generator = R"("generator": {"model_type": "bart", "d_model": 16, "encoder_layers": 1,
+    "decoder_layers": 1, "encoder_attention_heads": 2, "decoder_attention_heads": 2, "encoder_ffn_dim": 32,
+    "decoder_ffn_dim": 32, "vocab_size": 50, "max_position_embeddings": 64})";
+  auto g = build("{\"model_type\": \"rag\", " + question + ", " + generator + "}", "RagTokenForGeneration", 12);
+  ASSERT_TRUE(g.forward.ok) << g.forward.reason;
+  EXPECT_NE(g.find_tensor("rag.question_encoder.question_encoder.bert_model.embeddings.word_embeddings.weight"),
+            nullptr);
+  EXPECT_EQ(g.find_tensor("rag.generator.lm_head.weight")->tied_to, "rag.generator.model.shared.weight");
+  EXPECT_EQ(g.input_shape, (Shape{12}));
+  EXPECT_THROW(build("{\"model_type\": \"rag\", " + question + "}", "RagModel", 12), std::exception);
+}
+
 }  // namespace
