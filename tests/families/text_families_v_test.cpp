@@ -129,4 +129,25 @@ TEST(RagGraph, NeedsBothPartsAndNestsThemUnderTheirNames) {
   EXPECT_THROW(build("{\"model_type\": \"rag\", " + question + "}", "RagModel", 12), std::exception);
 }
 
+TEST(CpmAntGraph, PromptTokensAndOneSharedPositionBias) {
+  const std::string json = R"({"model_type": "cpmant", "hidden_size": 16, "num_attention_heads": 2, "dim_head": 4,
+    "dim_ff": 32, "num_hidden_layers": 2, "vocab_size": 50, "prompt_types": 3, "prompt_length": 5,
+    "segment_types": 4, "position_bias_num_buckets": 8})";
+  auto g = build(json, "CpmAntForCausalLM", 10);
+  ASSERT_TRUE(g.forward.ok) << g.forward.reason;
+  const auto* bias = node(g, "Segment_Position_Bias");
+  ASSERT_NE(bias, nullptr);
+  EXPECT_EQ(bias->out, (Shape{2, 15, 15}));  // 5 prompt tokens in front of 10
+  for (const char* name : {"Attention_0", "Attention_1"}) {
+    const auto* a = node(g, name);
+    EXPECT_EQ(a->attention->query_len, 15);
+    EXPECT_FALSE(a->attention->causal);
+    EXPECT_NE(std::find(a->inputs.begin(), a->inputs.end(), bias->index), a->inputs.end());
+  }
+  EXPECT_EQ(g.find_tensor("cpmant.position_bias.relative_attention_bias")->shape, (Shape{24, 2}));
+  EXPECT_EQ(g.find_tensor("lm_head.weight")->shape, (Shape{65, 16}));
+  EXPECT_EQ(g.find_tensor("lm_head.weight")->tied_to, "cpmant.input_embedding.weight");
+  EXPECT_EQ(node(g, "LM_Head")->out, (Shape{10, 65}));
+}
+
 }  // namespace
