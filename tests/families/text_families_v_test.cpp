@@ -150,4 +150,20 @@ TEST(CpmAntGraph, PromptTokensAndOneSharedPositionBias) {
   EXPECT_EQ(node(g, "LM_Head")->out, (Shape{10, 65}));
 }
 
+TEST(GptSanJapaneseGraph, SwitchThenExtensionBlocks) {
+  const std::string json = R"({"model_type": "gptsan-japanese", "d_model": 16, "d_ff": 32, "d_ext": 24, "d_spout": 8,
+    "num_switch_layers": 2, "num_ext_layers": 1, "num_layers": 7, "num_heads": 2, "num_experts": 4, "vocab_size": 50,
+    "max_position_embeddings": 64})";
+  auto g = build(json, "GPTSanJapaneseForConditionalGeneration", 20);
+  ASSERT_TRUE(g.forward.ok) << g.forward.reason;
+  EXPECT_EQ(node(g, "MoE_1")->moe->top_k, 1);
+  EXPECT_EQ(node(g, "MoE_2"), nullptr);
+  EXPECT_EQ(g.find_tensor("model.blocks.2.feed_forward.mlp.wi.bias")->shape, (Shape{24}));
+  EXPECT_EQ(g.find_tensor("model.extra_position_embeddings.weight")->shape, (Shape{64, 16}));
+  // The spout projects to num_switch_layers + num_ext_layers (not the file's num_layers) x 2 x d_model.
+  EXPECT_EQ(g.find_tensor("model.spout.16.weight")->shape, (Shape{96, 8}));
+  EXPECT_EQ(g.find_tensor("final_logits_bias")->shape, (Shape{1, 50}));
+  EXPECT_EQ(g.find_tensor("lm_head.weight")->tied_to, "model.embed_tokens.weight");
+}
+
 }  // namespace
