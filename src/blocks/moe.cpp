@@ -1,5 +1,6 @@
 #include "blocks/moe.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -13,10 +14,14 @@ Value mixture_of_experts(GraphBuilder& b, const Value& x, const std::string& nam
   // The per-expert width is what lint's width rules and the report show as "the" FFN width.
   b.at(out).feed_forward = graph::FeedForwardAttrs{s.hidden, s.intermediate, s.activation, s.gated};
 
-  linear_tensors(b, out, s.router, s.hidden, s.experts, s.router_bias);
+  const std::int64_t choices = s.experts + s.zero_experts;
+  linear_tensors(b, out, s.router, s.hidden, choices, s.router_bias);
 
   const auto first_routed = b.at(out).tensors.size();
-  graph::MoEAttrs moe{.experts = s.experts, .top_k = s.top_k, .dispatched = s.dispatched,
+  const std::int64_t dispatched =
+      s.zero_experts > 0 && choices > 0 ? std::max<std::int64_t>((s.top_k * s.experts + choices / 2) / choices, 1)
+                                        : s.dispatched;
+  graph::MoEAttrs moe{.experts = s.experts, .top_k = s.top_k, .dispatched = dispatched,
                       .intermediate = s.intermediate,
                       .shared_intermediate = s.shared.empty() ? 0 : s.shared_intermediate,
                       .shared_gate = !s.shared_gate.empty(), .activation = s.activation, .gated = s.gated};
@@ -67,10 +72,10 @@ Value mixture_of_experts(GraphBuilder& b, const Value& x, const std::string& nam
   if (x.shape.back() != s.hidden)
     b.fail(out, fmt::format("expects hidden size {}, receives {}", s.hidden, x.shape.back()));
   if (s.experts <= 0) b.fail(out, fmt::format("{} experts: the router has nothing to route to", s.experts));
-  else if (s.top_k <= 0 || s.top_k > s.experts)
+  else if (s.top_k <= 0 || s.top_k > choices)
     b.fail(out, fmt::format("routes each token to {} of {} experts: the router's top-k must be between 1 and the "
                             "expert count (torch.topk fails otherwise)",
-                            s.top_k, s.experts));
+                            s.top_k, choices));
   return out;
 }
 

@@ -16,6 +16,11 @@ struct MoESpec {
   std::int64_t experts = 0;
   std::int64_t top_k = 0;
   std::int64_t dispatched = 0;  ///< MoEAttrs::dispatched
+  /// Identity ("zero-computation") experts the router scores beside the real ones (LongCat-Flash): the router
+  /// has experts + zero_experts outputs and top_k is drawn from all of them; a token sent to one is scaled and
+  /// passed through. The node's dispatched is then the real experts a token reaches on average, top_k x experts /
+  /// (experts + zero_experts) with the router spreading tokens evenly (a trained router varies it per token).
+  std::int64_t zero_experts = 0;
   std::string activation = "silu";
   bool gated = true;  ///< down(act(gate(x)) * up(x))
   Scope module;       ///< the MoE module (node path)

@@ -70,7 +70,7 @@ Dims read_dims(const Config& c, const Layout& layout) {
     d.encoder_positions = c.dim({"max_encoder_position_embeddings"}, layout.default_positions);
     d.decoder_positions = c.dim({"max_decoder_position_embeddings"}, 1024);
   } else {
-    d.encoder_positions = d.decoder_positions = c.dim({"max_position_embeddings"}, layout.default_positions);
+    d.encoder_positions = d.decoder_positions = c.dim({layout.positions_key}, layout.default_positions);
   }
   d.pad = c.integer({"pad_token_id"}, def.pad);
   d.encoder = {c.dim({"encoder_layers", "num_hidden_layers"}, def.encoder_layers),

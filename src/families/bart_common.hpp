@@ -58,6 +58,9 @@ struct Layout {
   /// attention_window / 2 tokens on either side.
   bool longformer_encoder = false;
   std::int64_t default_positions = 1024;  ///< max_position_embeddings (encoder's, when split) when absent
+  /// The key that sizes both stacks' positions when they are not split (Speech2Text2's decoder reads
+  /// max_target_positions).
+  std::string_view positions_key = "max_position_embeddings";
   /// Module names NLLB-MoE changes: the decoder's cross-attention (its norm is `<name>_layer_norm`),
   /// the feed-forward's own module (empty: fc1/fc2 sit on the layer) and its norm.
   std::string_view cross_attention = "encoder_attn";

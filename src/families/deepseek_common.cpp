@@ -1,25 +1,27 @@
 #include "families/deepseek_common.hpp"
 
-#include "blocks/latent_attention.hpp"
-
 namespace neurarch::families::deepseek {
+
+blocks::LatentAttentionSpec latent_attention(const Config& c, std::int64_t hidden, std::int64_t heads,
+                                             const Defaults& d) {
+  // q_lora_rank null means a plain q_proj; the other ranks must be numbers.
+  return {.hidden = hidden,
+          .heads = heads,
+          .q_lora_rank = decoder::window_or_none(c, "q_lora_rank", d.q_lora_rank),
+          .kv_lora_rank = c.dim({"kv_lora_rank"}, d.kv_lora_rank),
+          .qk_nope_head_dim = c.integer({"qk_nope_head_dim"}, d.qk_nope_head_dim),
+          .qk_rope_head_dim = c.integer({"qk_rope_head_dim"}, d.qk_rope_head_dim),
+          .v_head_dim = c.dim({"v_head_dim"}, d.v_head_dim),
+          .bias = c.flag({"attention_bias"}, false),
+          .dropout = c.number({"attention_dropout"}, 0.0)};
+}
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Defaults& d) {
   const Config& c = in.config;
   decoder::DecoderSpec s = decoder::read_llama_config(c, d.llama);
   const bool mlp_bias = d.reads_mlp_bias && c.flag({"mlp_bias"}, false);
 
-  // q_lora_rank null means a plain q_proj; the other ranks must be numbers.
-  const blocks::LatentAttentionSpec attention{
-      .hidden = s.hidden,
-      .heads = s.heads,
-      .q_lora_rank = decoder::window_or_none(c, "q_lora_rank", d.q_lora_rank),
-      .kv_lora_rank = c.dim({"kv_lora_rank"}, d.kv_lora_rank),
-      .qk_nope_head_dim = c.integer({"qk_nope_head_dim"}, d.qk_nope_head_dim),
-      .qk_rope_head_dim = c.integer({"qk_rope_head_dim"}, d.qk_rope_head_dim),
-      .v_head_dim = c.dim({"v_head_dim"}, d.v_head_dim),
-      .bias = c.flag({"attention_bias"}, false),
-      .dropout = c.number({"attention_dropout"}, 0.0)};
+  const blocks::LatentAttentionSpec attention = latent_attention(c, s.hidden, s.heads, d);
   s.attention_override = [attention](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
                                      const graph::Scope& layer) {
     blocks::LatentAttentionSpec a = attention;

@@ -5,6 +5,7 @@
 // buffer), in mlp_bias (V2 only) and in whether shared experts may be absent (V2: null).
 #include <cstdint>
 
+#include "blocks/latent_attention.hpp"
 #include "families/moe_common.hpp"
 
 namespace neurarch::families::deepseek {
@@ -26,5 +27,10 @@ struct Defaults {
 };
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Defaults& d);
+
+/// The latent attention of every layer, read from the config with `d`'s defaults (LongCat-Flash reads the same
+/// keys); the caller sets its module.
+blocks::LatentAttentionSpec latent_attention(const Config& c, std::int64_t hidden, std::int64_t heads,
+                                             const Defaults& d);
 
 }  // namespace neurarch::families::deepseek

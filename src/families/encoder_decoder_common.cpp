@@ -12,20 +12,16 @@
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families::encoder_decoder {
-namespace {
-
 using blocks::GraphBuilder;
 using blocks::Value;
 
-// The encoder or decoder sub-config: the reference's composite configs refuse to exist without both.
-Config part(const Config& c, std::string_view key, std::string_view owner) {
+Config sub_config(const Config& c, std::string_view key, std::string_view owner) {
   if (!c.has(key))
     throw Error(ErrorKind::InvalidInput, fmt::format("{}: key '{}'", c.origin(), key),
-                fmt::format("{} needs both an encoder and a decoder config", owner));
+                fmt::format("{} needs its '{}' sub-config", owner, key));
   return c.child(key);
 }
 
-// `part`'s family and its class with `head`; Unsupported naming the sub-config's model_type otherwise.
 std::pair<const Family*, const ClassDef*> find_part(const Config& c, Head head, std::string_view role) {
   const std::string type = c.model_type();
   const Family* family = find_family(type);
@@ -36,9 +32,13 @@ std::pair<const Family*, const ClassDef*> find_part(const Config& c, Head head, 
   if (!cls)
     throw Error(ErrorKind::Unsupported, fmt::format("{}: key 'model_type'", c.origin()),
                 fmt::format("the {} '{}' is not a supported {}", role, type.empty() ? "(none)" : type,
-                            head == Head::CausalLM ? "causal LM" : "base model"));
+                            head == Head::CausalLM    ? "causal LM"
+                            : head == Head::Seq2SeqLM ? "sequence-to-sequence LM"
+                                                      : "base model"));
   return {family, cls};
 }
+
+namespace {
 
 // The encoder's last_hidden_state: base classes that pool end in their pooler, which reads it.
 Value last_hidden_state(const GraphBuilder& b, const Value& out) {
@@ -55,8 +55,8 @@ Value build(const BuildInput& in, GraphBuilder& b, const Composite& composite) {
   if (c.flag({"tie_encoder_decoder"}, false))
     throw Error(ErrorKind::Unsupported, c.origin() + ": key 'tie_encoder_decoder'",
                 "a decoder whose weights alias the encoder's is not built");
-  const Config encoder_config = part(c, "encoder", composite.owner);
-  const Config decoder_config = part(c, "decoder", composite.owner);
+  const Config encoder_config = sub_config(c, "encoder", composite.owner);
+  const Config decoder_config = sub_config(c, "decoder", composite.owner);
   const auto [encoder_family, encoder_class] = find_part(encoder_config, Head::Base, "encoder");
   const auto [decoder_family, decoder_class] = find_part(decoder_config, Head::CausalLM, "decoder");
 

@@ -49,7 +49,8 @@ Value layer_norm(GraphBuilder& b, const Value& x, const std::string& name, const
 
 namespace gpt2 {
 
-Value build(const BuildInput& in, GraphBuilder& b, const Variant& v) {
+Value model(const BuildInput& in, GraphBuilder& b, const Variant& v, const Scope& root,
+            const std::optional<Embedded>& embedded) {
   const Config& c = in.config;
   const std::int64_t vocab = c.dim({"vocab_size"}, v.vocab);
   const std::int64_t positions = c.dim({"n_positions", "max_position_embeddings"}, v.positions);
@@ -59,18 +60,30 @@ Value build(const BuildInput& in, GraphBuilder& b, const Variant& v) {
   const std::int64_t inner = c.dim({"n_inner"}, 4 * hidden);
   const std::string act = c.text({"activation_function"}, v.activation);
   const bool cross = c.flag({"add_cross_attention"}, false);
-  const bool tie = c.flag({"tie_word_embeddings"}, v.tie_word_embeddings);
   const double resid_dropout = c.number({"resid_pdrop"}, 0.1);
   const double embd_dropout = c.number({"embd_pdrop"}, 0.1);
   const double attn_dropout = c.number({"attn_pdrop"}, 0.1);
 
-  const Scope root = in.head == Head::Base ? Scope() : Scope("transformer");
   const DecoderFeed* composite = decoder_feed(b);
   std::optional<Value> memory;
   if (composite) memory = composite->encoder_states;
-  auto x = b.input({in.sequence_length(positions)}, "tokens", composite ? composite->input_name : "");
-  x = token_embedding(b, x, "Token_Embedding", root / "wte", vocab, hidden);
-  x = learned_positions(b, x, "Position_Embedding", root / "wpe", positions, hidden);
+  Value x;
+  if (embedded) {
+    x = embedded->states;
+    if (x.shape.back() != hidden)
+      b.fail(x, fmt::format("{}-wide inputs_embeds cannot enter a {}-wide GPT2Model", x.shape.back(), hidden));
+  } else {
+    x = b.input({in.sequence_length(positions)}, "tokens", composite ? composite->input_name : "");
+    x = token_embedding(b, x, "Token_Embedding", root / "wte", vocab, hidden);
+  }
+  if (embedded && embedded->zero_positions) {
+    // One row for every token: the sequence is not bounded by the table.
+    x = added_embedding(b, x, "Position_Embedding", root / "wpe", positions, hidden);
+  } else {
+    x = learned_positions(b, x, "Position_Embedding", root / "wpe", positions, hidden);
+  }
+  // inputs_embeds bypasses wte, which the model still holds.
+  if (embedded) b.parameter(x, (root / "wte")("weight"), {vocab, hidden});
   b.at(x).dropout = embd_dropout;
 
   for (std::int64_t i = 0; i < layers; ++i) {
@@ -98,7 +111,16 @@ Value build(const BuildInput& in, GraphBuilder& b, const Variant& v) {
     x = add(b, h, residual, n.add(cross ? 3 : 2));
   }
   b.set_block(-1);
-  x = layer_norm(b, x, "Final_LayerNorm", root / "ln_f", v);
+  return layer_norm(b, x, "Final_LayerNorm", root / "ln_f", v);
+}
+
+Value build(const BuildInput& in, GraphBuilder& b, const Variant& v) {
+  const Config& c = in.config;
+  const std::int64_t vocab = c.dim({"vocab_size"}, v.vocab);
+  const std::int64_t hidden = c.dim({"n_embd", "hidden_size"}, v.hidden);
+  const bool tie = c.flag({"tie_word_embeddings"}, v.tie_word_embeddings);
+  const Scope root = in.head == Head::Base ? Scope() : Scope("transformer");
+  const Value x = model(in, b, v, root);
 
   switch (in.head) {
     case Head::CausalLM: {

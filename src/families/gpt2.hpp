@@ -1,5 +1,6 @@
 #pragma once
 // GPT-2's model (gpt2.cpp), which ImageGPT repeats with another norm and other defaults.
+#include <optional>
 #include <string>
 
 #include "families/family.hpp"
@@ -18,6 +19,17 @@ struct Variant {
   bool tie_word_embeddings = true;      ///< the config class's default
   std::int64_t vocab_not_predicted = 0;  ///< lm_head predicts vocab_size minus this many tokens
 };
+
+/// What a model that wraps GPT2Model feeds it instead of token ids (Decision Transformer's inputs_embeds).
+struct Embedded {
+  blocks::Value states;         ///< [seq, hidden]; wte is stored but not read
+  bool zero_positions = false;  ///< position_ids all zero: every token adds wpe's first row, whatever its place
+};
+
+/// GPT2Model under `root` (wte, wpe, h, ln_f) up to the final norm's output: from token ids, or from states the
+/// caller embedded itself.
+blocks::Value model(const BuildInput& in, blocks::GraphBuilder& b, const Variant& v, const blocks::Scope& root,
+                    const std::optional<Embedded>& embedded = std::nullopt);
 
 /// GPT2Model and its heads (CausalLM: lm_head; SequenceClassification: score of the last token;
 /// TokenClassification, QuestionAnswering; ImageClassification: score of the mean state, no bias).

@@ -67,7 +67,10 @@ std::int64_t Graph::active_parameter_count() const {
       const auto& t = tensors[static_cast<std::size_t>(i)];
       if (t.saved() && t.kind == TensorKind::Parameter) routed += t.scalars();
     }
-    const std::int64_t idle = std::max<std::int64_t>(n.moe->experts - n.moe->top_k, 0);
+    // A router that also picks identity experts (dispatched < top_k) reaches fewer real ones; one that repeats
+    // every token into every expert (dispatched > top_k, Llama 4) still counts top_k as active.
+    const std::int64_t used = n.moe->dispatched > 0 ? std::min(n.moe->dispatched, n.moe->top_k) : n.moe->top_k;
+    const std::int64_t idle = std::max<std::int64_t>(n.moe->experts - used, 0);
     skipped += routed / n.moe->experts * idle;  // the routed experts are identical in size
   }
   return parameter_count() - skipped;

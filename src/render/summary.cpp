@@ -45,10 +45,15 @@ std::vector<std::string> summary_lines(const report::Report& r) {
         ++moe_layers;
       }
     const bool dense = first->dispatched > first->top_k;
-    lines.push_back(fmt::format("Active parameters per token: {} of {} trainable ({} expert layer{}, each token runs "
-                                "{} of {} routed experts{}); memory holds every expert, {}",
+    // Some picks may be identity experts (LongCat-Flash): dispatched is then the real experts reached on average.
+    const std::string runs = first->dispatched > 0 && first->dispatched < first->top_k
+                                 ? fmt::format("picks {} experts, on average {} of its {} real routed ones",
+                                               first->top_k, first->dispatched, first->experts)
+                                 : fmt::format("runs {} of {} routed experts", first->top_k, first->experts);
+    lines.push_back(fmt::format("Active parameters per token: {} of {} trainable ({} expert layer{}, each token {}{}); "
+                                "memory holds every expert, {}",
                                 thousands(g.active_parameter_count()), thousands(g.parameter_count()), moe_layers,
-                                moe_layers == 1 ? "" : "s", first->top_k, first->experts,
+                                moe_layers == 1 ? "" : "s", runs,
                                 first->shared_intermediate > 0 ? " plus the shared expert" : "",
                                 dense ? "and the reference still computes all of them for every token (the "
                                         "unchosen scaled by zero): compute and activations are sized for that"

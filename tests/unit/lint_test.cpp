@@ -166,6 +166,9 @@ const std::set<std::pair<std::string, std::string>> kBrokenDefaults{
     // (U+E000, U+E001) are never rows of a table. The rule reads the hash table as a vocabulary: a false
     // positive of the rule on this one family, kept visible here until the graph marks hashed embeddings.
     {"canine", "special-token-outside-vocab"},
+    // TrajectoryTransformerConfig() keeps GPT-2's bos/eos 50256 beside a 2501-row trajectory table; the model is not
+    // a GenerationMixin and its forward reads only discretised trajectories, so the ids are never looked up.
+    {"trajectory_transformer", "special-token-outside-vocab"},
 
     // Qwen2VLConfig() / Qwen2_5_VLConfig() pair a 3584-wide vision merger (the 7B's) with an 8192-wide
     // text model (the 72B's): masked_scatter of the image features into the prompt cannot run.
