@@ -5,6 +5,7 @@
 // of `shared`. Pop2PianoConfig's defaults: vocab 2400, gated-gelu projections with dense_act_fn "relu" (the
 // gate's activation is relu, not gelu_new), tie_word_embeddings true.
 #include "blocks/seq2seq.hpp"
+#include "blocks/blocks.hpp"
 #include "families/t5_common.hpp"
 
 namespace neurarch::families {

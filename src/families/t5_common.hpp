@@ -26,6 +26,12 @@ struct ConfigDefaults {
   std::int64_t pretraining_length = 512;
 };
 
+/// What the encoder reads instead of token ids through `shared` (Pop2Piano: spectrogram features
+/// behind a composer embedding): the encoder's inputs_embeds for a source of `source` positions.
+/// encoder.embed_tokens stays a saved alias of `shared`, which the decoder then reads.
+using EncoderEmbeds = graph::Value (*)(const BuildInput& in, graph::GraphBuilder& b, std::int64_t source,
+                                       std::int64_t d_model);
+
 struct Layout {
   /// false (T5, mT5): only block 0 of each stack owns relative_attention_bias and the others
   /// reuse its output; true (UMT5): every block owns one.
@@ -43,12 +49,6 @@ struct Layout {
   /// null: the encoder embeds token ids.
   EncoderEmbeds encoder_embeds = nullptr;
 };
-
-/// What the encoder reads instead of token ids through `shared` (Pop2Piano: spectrogram features
-/// behind a composer embedding): the encoder's inputs_embeds for a source of `source` positions.
-/// encoder.embed_tokens stays a saved alias of `shared`, which the decoder then reads.
-using EncoderEmbeds = graph::Value (*)(const BuildInput& in, graph::GraphBuilder& b, std::int64_t source,
-                                       std::int64_t d_model);
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout);
 
