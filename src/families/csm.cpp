@@ -78,7 +78,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                           backbone_width, backbone.hidden));
   y = dense(b, y, "Inputs_Embeds_Projector", depth_root / "inputs_embeds_projector", backbone_width, depth.hidden,
             false);
-  y = decoder::decoder_stack(b, y, depth_root, depth, b.next_block());
+  {
+    // The depth decoder's layers are named apart from the backbone's (Depth_Attention_0 ...).
+    graph::Nested nest(b, {.module = "", .label = "Depth_", .first_block = 0});
+    y = decoder::decoder_stack(b, y, depth_root, depth, b.next_block());
+  }
   const Scope codebooks_head = Scope("depth_decoder") / "codebooks_head";
   auto depth_logits = b.node(NodeType::LMHead, "Codebooks_Head", {frames, depth_codebooks - 1, depth.vocab}, {y},
                              codebooks_head);

@@ -72,7 +72,7 @@ Value encoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Scop
                         .ffn = mlp_spec(d, l / "mlp")});
   }
   b.set_block(-1);
-  return norm(b, x, "Encoder_Final_RMSNorm", rms(root / "norm"));
+  return norm(b, x, "Final_RMSNorm", rms(root / "norm"));
 }
 
 Value decoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root, const Value& memory,
@@ -120,7 +120,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   const bool head = in.head == Head::Seq2SeqLM;
   const Scope root = head ? Scope("model") : Scope();
-  auto memory = encoder(in, b, c.child("encoder_config"), root / "encoder");
+  Value memory;
+  {
+    // The encoder's layers are named apart from the decoder's (Encoder_Attention_0 ...).
+    graph::Nested nest(b, {.module = "", .label = "Encoder_", .first_block = 0});
+    memory = encoder(in, b, c.child("encoder_config"), root / "encoder");
+  }
   std::int64_t channels = 0, vocab = 0;
   auto x = decoder(in, b, c.child("decoder_config"), root / "decoder", memory, channels, vocab);
   if (!head) return x;
