@@ -7,7 +7,7 @@
 //   persistent bool buffer attn.bias [1, 1, block_size, block_size], layernorm_final and a bias-free lm_head.
 // - fine_acoustics (BarkFineModel): n_codes_total input tables whose lookups for the codebooks up to the one being
 //   predicted are summed, bidirectional blocks (always biased norms, no mask buffer), and one bias-free lm_head
-//   per predicted codebook (n_codes_total - n_codes_given), each tied to the next codebook's input table when
+//   per predicted codebook (n_codes_total - n_codes_given), head h tied to input table h + 1 when
 //   tie_word_embeddings; the graph runs the last codebook's head, which reads every table.
 // - codec_model: EncodecModel of codec_config (encodec::model).
 #include <fmt/format.h>
@@ -96,7 +96,8 @@ Value fine_model(const BuildInput& in, GraphBuilder& b, const Config& c) {
   for (std::int64_t k = given; k < total; ++k) {
     const Scope head = Scope("lm_heads") / (k - given);
     LmHeadSpec spec{.module = head, .hidden = s.hidden, .vocab = s.vocab_out};
-    if (tie) spec.tied_weight = (Scope("input_embeds_layers") / (k + 1))("weight");
+    // BarkFineModel ties head h to input table h + 1 (whatever n_codes_given is).
+    if (tie) spec.tied_weight = (Scope("input_embeds_layers") / (k - given + 1))("weight");
     // Only the predicted codebook's head runs; the others are declared on the same node.
     if (k + 1 < total) {
       if (tie)

@@ -41,7 +41,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
 const Family& kyutai_speech_to_text_family() {
   static const Family family{"kyutai_speech_to_text", "models/kyutai_speech_to_text/modeling_kyutai_speech_to_text.py",
-                             classes("KyutaiSpeechToText", {HeadClass{"ForConditionalGeneration", Head::CausalLM}}), build};
+                             classes("KyutaiSpeechToText", {HeadClass{"ForConditionalGeneration", Head::CausalLM}}),
+                             build};
   return family;
 }
 

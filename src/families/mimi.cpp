@@ -155,7 +155,8 @@ Value model(const BuildInput& in, GraphBuilder& b) {
 }
 
 void nested_codec(GraphBuilder& b, const Config& codec_config, const std::string& module) {
-  graph::Nested nest(b, {.module = module, .label = "Codec_", .first_block = 0});  // Mimi numbers its blocks from next_block()
+  // No block offset: Mimi numbers its blocks from next_block() itself.
+  graph::Nested nest(b, {.module = module, .label = "Codec_", .first_block = 0});
   // One second of its own waveform: the outer --seq counts tokens, not samples.
   model(BuildInput{codec_config, "MimiModel", Head::Base, std::nullopt, std::nullopt}, b);
 }
