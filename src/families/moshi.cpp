@@ -9,7 +9,6 @@
 // no case of it.
 #include "families/moshi.hpp"
 
-#include <algorithm>
 
 #include <fmt/format.h>
 
