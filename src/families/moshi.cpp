@@ -9,7 +9,6 @@
 // no case of it.
 #include "families/moshi.hpp"
 
-
 #include <fmt/format.h>
 
 #include "blocks/blocks.hpp"
