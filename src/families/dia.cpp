@@ -57,10 +57,10 @@ FeedForwardSpec mlp_spec(const StackDims& d, const Scope& m) {
 
 NormSpec rms(const Scope& m) { return {m, NormKind::RMSNorm, false}; }
 
-Value encoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root) {
+Value encoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root, Value& bytes) {
   const StackDims d = read_stack(c, {.hidden = 1024, .layers = 12, .heads = 16, .kv_heads = 16, .head_dim = 128,
                                      .intermediate = 4096, .vocab = 256, .positions = 1024, .activation = "silu"});
-  auto bytes = b.input({in.sequence_length(d.positions)}, "tokens");
+  bytes = b.input({in.sequence_length(d.positions)}, "tokens");
   auto x = token_embedding(b, bytes, "Byte_Embedding", root / "embedding", d.vocab, d.hidden);
   for (std::int64_t i = 0; i < d.layers; ++i) {
     b.set_block(b.next_block());
@@ -75,23 +75,36 @@ Value encoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Scop
   return norm(b, x, "Final_RMSNorm", rms(root / "norm"));
 }
 
-Value decoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root, const Value& memory,
-              std::int64_t& channels, std::int64_t& vocab) {
-  const StackDims d = read_stack(c, {.hidden = 2048, .layers = 18, .heads = 16, .kv_heads = 4, .head_dim = 128,
-                                     .intermediate = 8192, .vocab = 1028, .positions = 3072, .activation = "silu"});
-  const std::int64_t cross_heads = c.dim({"cross_num_attention_heads"}, 16);
-  const std::int64_t cross_kv_heads = c.dim({"cross_num_key_value_heads"}, 16);
-  const std::int64_t cross_head_dim = c.dim({"cross_head_dim"}, 128);
-  const std::int64_t cross_hidden = c.dim({"cross_hidden_size"}, 1024);
-  channels = c.dim({"num_channels"}, 9);
-  vocab = d.vocab;
+struct DecoderDims {
+  StackDims d;
+  std::int64_t cross_heads = 0, cross_kv_heads = 0, cross_head_dim = 0, cross_hidden = 0, channels = 0;
+};
 
+DecoderDims read_decoder(const Config& c) {
+  DecoderDims d;
+  d.d = read_stack(c, {.hidden = 2048, .layers = 18, .heads = 16, .kv_heads = 4, .head_dim = 128,
+                       .intermediate = 8192, .vocab = 1028, .positions = 3072, .activation = "silu"});
+  d.cross_heads = c.dim({"cross_num_attention_heads"}, 16);
+  d.cross_kv_heads = c.dim({"cross_num_key_value_heads"}, 16);
+  d.cross_head_dim = c.dim({"cross_head_dim"}, 128);
+  d.cross_hidden = c.dim({"cross_hidden_size"}, 1024);
+  d.channels = c.dim({"num_channels"}, 9);
+  return d;
+}
+
+// DiaMultiChannelEmbedding: every channel's code shifted by channel x vocab_size into one table, then summed.
+Value decoder_embedding(const BuildInput& in, GraphBuilder& b, const DecoderDims& dec, const Scope& root) {
+  const StackDims& d = dec.d;
   const std::int64_t frames = in.target_length(std::min(d.positions, kDefaultSequenceCap));
-  auto codes = b.input({frames, channels}, "tokens", "decoder_input_ids");
-  // DiaMultiChannelEmbedding: every channel's code shifted by channel x vocab_size into one table, then summed.
+  auto codes = b.input({frames, dec.channels}, "tokens", "decoder_input_ids");
   auto x = b.node(graph::NodeType::Embedding, "Multi_Channel_Embedding", {frames, d.hidden}, {codes},
                   root / "embeddings" / "embed");
-  b.parameter(x, (root / "embeddings" / "embed")("weight"), {d.vocab * channels, d.hidden});
+  b.parameter(x, (root / "embeddings" / "embed")("weight"), {d.vocab * dec.channels, d.hidden});
+  return x;
+}
+
+Value decoder_layers(GraphBuilder& b, Value x, const DecoderDims& dec, const Scope& root, const Value& memory) {
+  const StackDims& d = dec.d;
   for (std::int64_t i = 0; i < d.layers; ++i) {
     b.set_block(b.next_block());
     const Scope l = root / "layers" / i;
@@ -102,11 +115,11 @@ Value decoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Scop
     const Scope cross = l / "cross_attention";
     h = norm(b, x, fmt::format("RMSNorm_{}_Cross", i), rms(l / "pre_ca_norm"));
     h = cross_attention(b, h, memory, fmt::format("Cross_Attention_{}", i),
-                        {.hidden = d.hidden, .heads = cross_heads, .kv_heads = cross_kv_heads,
-                         .head_dim = cross_head_dim, .module = cross, .q = cross / "q_proj", .k = cross / "k_proj",
-                         .v = cross / "v_proj", .o = cross / "o_proj", .qkv_bias = false, .o_bias = false,
-                         .require_divisible = false},
-                        cross_hidden);
+                        {.hidden = d.hidden, .heads = dec.cross_heads, .kv_heads = dec.cross_kv_heads,
+                         .head_dim = dec.cross_head_dim, .module = cross, .q = cross / "q_proj",
+                         .k = cross / "k_proj", .v = cross / "v_proj", .o = cross / "o_proj", .qkv_bias = false,
+                         .o_bias = false, .require_divisible = false},
+                        dec.cross_hidden);
     x = add(b, h, x, fmt::format("Add_{}_Cross", i));
     h = norm(b, x, n.norm(2, NormKind::RMSNorm), rms(l / "pre_mlp_norm"));
     h = feed_forward(b, h, n.ffn(), mlp_spec(d, l / "mlp"));
@@ -120,18 +133,22 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   const bool head = in.head == Head::Seq2SeqLM;
   const Scope root = head ? Scope("model") : Scope();
-  Value memory;
+  const DecoderDims dec = read_decoder(c.child("decoder_config"));
+  // DiaConfig's pad / bos / eos ids are audio codes, rows of the decoder's table: it is the model's first token
+  // table. The encoder's byte ids stay the main input.
+  auto x = decoder_embedding(in, b, dec, root / "decoder");
+  Value memory, bytes;
   {
     // The encoder's layers are named apart from the decoder's (Encoder_Attention_0 ...).
     graph::Nested nest(b, {.module = "", .label = "Encoder_", .first_block = 0});
-    memory = encoder(in, b, c.child("encoder_config"), root / "encoder");
+    memory = encoder(in, b, c.child("encoder_config"), root / "encoder", bytes);
   }
-  std::int64_t channels = 0, vocab = 0;
-  auto x = decoder(in, b, c.child("decoder_config"), root / "decoder", memory, channels, vocab);
+  b.set_main_input(bytes);
+  x = decoder_layers(b, x, dec, root / "decoder", memory);
   if (!head) return x;
   // logits_dense gives every channel's logits at once, viewed as [frames, channels, vocab].
   return lm_head(b, x, "Logits_Dense",
-                 {.module = Scope("logits_dense"), .hidden = x.shape.back(), .vocab = channels * vocab});
+                 {.module = Scope("logits_dense"), .hidden = x.shape.back(), .vocab = dec.channels * dec.d.vocab});
 }
 
 }  // namespace
