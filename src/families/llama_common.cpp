@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "families/decoder_stack.hpp"
+
 namespace neurarch::families::decoder {
 namespace {
 
@@ -163,6 +165,16 @@ std::vector<std::int64_t> qwen_windows(const Config& c, std::int64_t layers, std
   return out;
 }
 
+Value decoder_stack(GraphBuilder& b, Value x, const Scope& root, const DecoderSpec& s, int first_block) {
+  for (std::int64_t i = 0; i < s.layers; ++i) {
+    b.set_block(first_block + static_cast<int>(i));
+    x = layer(b, x, i, root / s.names.layers / i, s);
+  }
+  b.set_block(-1);
+  const bool rms = s.norm == NormKind::RMSNorm;
+  return make_norm(b, x, rms ? "Final_RMSNorm" : "Final_LayerNorm", root / s.names.final_norm, s);
+}
+
 Value build_decoder(const BuildInput& in, GraphBuilder& b, const DecoderSpec& s) {
   const DecoderNames& n = s.names;
   const Scope root = in.head == Head::Base                ? Scope()
@@ -179,13 +191,7 @@ Value build_decoder(const BuildInput& in, GraphBuilder& b, const DecoderSpec& s)
                        s.positions, s.rotary ? "rotary positions" : "position encodings"));
   if (!n.embed_norm.empty()) x = norm(b, x, "Embedding_LayerNorm", {root / n.embed_norm});
 
-  for (std::int64_t i = 0; i < s.layers; ++i) {
-    b.set_block(static_cast<int>(i));
-    x = layer(b, x, i, root / n.layers / i, s);
-  }
-  b.set_block(-1);
-  const bool rms = s.norm == NormKind::RMSNorm;
-  x = make_norm(b, x, rms ? "Final_RMSNorm" : "Final_LayerNorm", root / n.final_norm, s);
+  x = decoder_stack(b, x, root, s, 0);
 
   switch (in.head) {
     case Head::CausalLM: {

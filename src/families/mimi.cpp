@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "families/config_lists.hpp"
 #include "families/encodec.hpp"
+#include "families/mimi.hpp"
 
 namespace neurarch::families {
 namespace {
@@ -79,7 +80,11 @@ Value quantizer_group(GraphBuilder& b, const Value& x, const std::string& label,
                 {.module = m / "output_proj", .in_channels = vq_dim, .out_channels = hidden, .bias = false});
 }
 
-Value build(const BuildInput& in, GraphBuilder& b) {
+}  // namespace
+
+namespace mimi {
+
+Value model(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   encodec::Seanet s;
   s.channels = c.dim({"audio_channels"}, 1);
@@ -149,10 +154,17 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   return encodec::seanet_decoder(b, x, s, Scope("decoder") / "layers");
 }
 
-}  // namespace
+void nested_codec(GraphBuilder& b, const Config& codec_config, const std::string& module) {
+  // No block offset: Mimi numbers its blocks from next_block() itself.
+  graph::Nested nest(b, {.module = module, .label = "Codec_", .first_block = 0});
+  // One second of its own waveform: the outer --seq counts tokens, not samples.
+  model(BuildInput{codec_config, "MimiModel", Head::Base, std::nullopt, std::nullopt}, b);
+}
+
+}  // namespace mimi
 
 const Family& mimi_family() {
-  static const Family family{"mimi", "models/mimi/modeling_mimi.py", classes("Mimi"), build};
+  static const Family family{"mimi", "models/mimi/modeling_mimi.py", classes("Mimi"), mimi::model};
   return family;
 }
 

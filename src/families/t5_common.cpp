@@ -72,7 +72,7 @@ Dims read_dims(const Config& c, const Layout& layout) {
     const bool proj_gated = dash != std::string::npos && proj.substr(0, dash) == "gated";
     std::string proj_act = dash == std::string::npos ? proj : proj.substr(proj.rfind('-') + 1);
     if (proj == "gated-gelu") proj_act = "gelu_new";
-    d.activation = c.text({"dense_act_fn"}, proj_act);
+    d.activation = c.text({"dense_act_fn"}, def.dense_act_fn.empty() ? proj_act : std::string(def.dense_act_fn));
     d.gated = c.flag({"is_gated_act"}, proj_gated);
   }
   if (layout.long_encoder) {
@@ -97,9 +97,17 @@ class StackBuilder {
       : b_(b), d_(d), layout_(layout), root_(std::move(root)) {}
 
   /// Block indices continue across stacks so that checkpointing and splits see every block.
-  Value encoder(const Value& ids, const std::string& shared, bool owns_shared) {
+  /// `ids` are token ids, or the inputs_embeds themselves when `embedded` (then `shared` is the
+  /// decoder's to own).
+  Value encoder(const Value& ids, const std::string& shared, bool embedded) {
     const Scope stack = root_ / "encoder";
-    auto x = embed(ids, "Token_Embedding", stack, shared, owns_shared);
+    Value x = ids;
+    if (embedded) {
+      b_.tied(x, (stack / "embed_tokens")("weight"), {d_.vocab, d_.d_model}, shared);
+      b_.at(x).dropout = d_.dropout;
+    } else {
+      x = embed(ids, "Token_Embedding", stack, shared, true);
+    }
     std::optional<Value> bias, global_bias;
     if (layout_.long_encoder && d_.encoder_attention == EncoderAttention::Full)
       b_.fail(x, fmt::format("encoder_attention_type \"{}\" is neither \"local\" nor \"transient-global\": LongT5Block "
@@ -121,9 +129,9 @@ class StackBuilder {
     return x;
   }
 
-  Value decoder(const Value& ids, const Value& memory, const std::string& shared) {
+  Value decoder(const Value& ids, const Value& memory, const std::string& shared, bool owns_shared) {
     const Scope stack = root_ / "decoder";
-    auto x = embed(ids, "Decoder_Token_Embedding", stack, shared, false);
+    auto x = embed(ids, "Decoder_Token_Embedding", stack, shared, owns_shared);
     std::optional<Value> bias;
     for (std::int64_t i = 0; i < d_.decoder_layers; ++i) {
       b_.set_block(static_cast<int>(d_.encoder_layers + i));
@@ -275,8 +283,9 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   // Relative positions let T5 run longer than it was pre-trained on, so a config's n_positions
   // (written by old exports) is a default, never a limit.
   const std::int64_t source = in.sequence_length(c.dim({"n_positions"}, layout.defaults.pretraining_length));
-  auto ids = b.input({source}, "tokens");
-  auto memory = stacks.encoder(ids, shared, true);
+  const bool embedded = layout.encoder_embeds != nullptr;
+  auto ids = embedded ? layout.encoder_embeds(in, b, source, d.d_model) : b.input({source}, "tokens");
+  auto memory = stacks.encoder(ids, shared, embedded);
 
   if (encoder_only(in)) {
     if (in.head == Head::TokenClassification) {
@@ -296,7 +305,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     target = source;
   }
   auto target_ids = b.input({target}, "tokens", "decoder_input_ids");
-  auto x = stacks.decoder(target_ids, memory, shared);
+  auto x = stacks.decoder(target_ids, memory, shared, embedded);
 
   switch (in.head) {
     case Head::Seq2SeqLM: {

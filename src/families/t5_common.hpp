@@ -18,10 +18,19 @@ struct ConfigDefaults {
   std::int64_t layers = 6;
   std::int64_t heads = 8;
   std::string_view feed_forward_proj = "relu";
+  /// The activation when config.json has no dense_act_fn; empty: feed_forward_proj's (T5Config
+  /// derives it; Pop2PianoConfig defaults it to "relu" whatever feed_forward_proj says).
+  std::string_view dense_act_fn = {};
   bool tie_word_embeddings = true;
   /// The default source length when config.json has no n_positions (the length pre-training used).
   std::int64_t pretraining_length = 512;
 };
+
+/// What the encoder reads instead of token ids through `shared` (Pop2Piano: spectrogram features
+/// behind a composer embedding): the encoder's inputs_embeds for a source of `source` positions.
+/// encoder.embed_tokens stays a saved alias of `shared`, which the decoder then reads.
+using EncoderEmbeds = graph::Value (*)(const BuildInput& in, graph::GraphBuilder& b, std::int64_t source,
+                                       std::int64_t d_model);
 
 struct Layout {
   /// false (T5, mT5): only block 0 of each stack owns relative_attention_bias and the others
@@ -37,6 +46,8 @@ struct Layout {
   /// the layers encoder_sparse_step / decoder_sparse_step pick route each token to one of
   /// num_experts experts (mlp.router.classifier, mlp.experts.expert_<e>.{wi, wo}).
   bool switch_mlp = false;
+  /// null: the encoder embeds token ids.
+  EncoderEmbeds encoder_embeds = nullptr;
 };
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout);
