@@ -99,6 +99,15 @@ Value image_to_text(GraphBuilder& b, const Value& image, const Config& c, const 
   return out;
 }
 
+Value text_model(const BuildInput& in, GraphBuilder& b, const Config& text, const decoder::DecoderSpec& spec) {
+  // The text model and its causal-LM class both keep the transformer under `model`.
+  const bool lm = in.head == Head::CausalLM;
+  graph::Nested nest(b, {.module = lm ? "text_model" : "text_model.model", .label = "", .first_block = b.next_block()});
+  const BuildInput sub{text, in.class_name, lm ? Head::CausalLM : Head::Base, in.requested_seq,
+                       in.requested_image_size};
+  return decoder::build_decoder(sub, b, spec);
+}
+
 }  // namespace kosmos2
 
 namespace {
@@ -121,16 +130,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   }
   const Value features = kosmos2::image_to_text(b, tower.sequence, c, text_config, spec.hidden, defaults);
 
-  Value out;
-  {
-    // Kosmos2TextModel and Kosmos2TextForCausalLM both keep the transformer under `model`.
-    const bool lm = in.head == Head::CausalLM;
-    graph::Nested nest(b, {.module = lm ? "text_model" : "text_model.model", .label = "",
-                           .first_block = b.next_block()});
-    const BuildInput sub{text_config, in.class_name, lm ? Head::CausalLM : Head::Base, in.requested_seq,
-                         in.requested_image_size};
-    out = decoder::build_decoder(sub, b, spec);
-  }
+  const Value out = kosmos2::text_model(in, b, text_config, spec);
   multimodal::scatter_image_features(b, features);
   return out;
 }

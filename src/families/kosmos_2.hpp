@@ -26,4 +26,9 @@ decoder::DecoderSpec text_spec(const Config& text, const TextDefaults& d);
 graph::Value image_to_text(graph::GraphBuilder& b, const graph::Value& image, const Config& c, const Config& text,
                            std::int64_t width, const TextDefaults& d);
 
+/// The text decoder of `spec` under `text_model.model` (the base class) or `text_model` with its `lm_head` (the
+/// generation class, whose head is causal LM).
+graph::Value text_model(const BuildInput& in, graph::GraphBuilder& b, const Config& text,
+                        const decoder::DecoderSpec& spec);
+
 }  // namespace neurarch::families::kosmos2

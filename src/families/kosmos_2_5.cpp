@@ -50,15 +50,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   }
   const Value features = kosmos2::image_to_text(b, image, c, text_config, spec.hidden, defaults);
 
-  Value out;
-  {
-    const bool lm = in.head == Head::CausalLM;
-    graph::Nested nest(b, {.module = lm ? "text_model" : "text_model.model", .label = "",
-                           .first_block = b.next_block()});
-    const BuildInput sub{text_config, in.class_name, lm ? Head::CausalLM : Head::Base, in.requested_seq,
-                         in.requested_image_size};
-    out = decoder::build_decoder(sub, b, spec);
-  }
+  const Value out = kosmos2::text_model(in, b, text_config, spec);
   // segment_emb is looked up at the prompt's positions (1 where an image feature goes) and added with them.
   if (const graph::Node* embed = multimodal::prompt_embedding(b.graph()))
     b.parameter(Value{embed->index, embed->out}, "text_model.model.segment_emb.weight", {2, spec.hidden});

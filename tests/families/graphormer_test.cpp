@@ -1,36 +1,25 @@
-#include <string>
-
 #include <gtest/gtest.h>
 
-#include "core/config.hpp"
-#include "model/build.hpp"
+#include "support/family_graph.hpp"
 
 namespace neurarch {
 namespace {
 
-model::BuiltModel build(nlohmann::json config, const std::string& cls, std::optional<std::int64_t> seq = {}) {
-  model::BuildOptions options;
-  options.class_name = cls;
-  options.seq = seq;
-  return model::build_model(Config(std::move(config), "config.json"), options);
-}
+using testing::find_node;
 
-const graph::Node& node(const graph::Graph& g, const std::string& name) {
-  for (const auto& n : g.nodes)
-    if (n.name == name) return n;
-  throw std::runtime_error("no node " + name);
+graph::Graph build(nlohmann::json config, const std::string& cls, std::optional<std::int64_t> seq = {}) {
+  return testing::build_graph(Config(std::move(config), "config.json"), cls, seq);
 }
 
 TEST(GraphormerFamily, GraphTokenAndBiasOverEveryNodePair) {
-  auto m = build({{"model_type", "graphormer"}, {"num_hidden_layers", 2}}, "GraphormerForGraphClassification", 64);
-  const auto& g = m.graph;
+  const auto g = build({{"model_type", "graphormer"}, {"num_hidden_layers", 2}}, "GraphormerForGraphClassification", 64);
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   // 64 nodes and the graph token.
-  EXPECT_EQ(node(g, "Graph_Attention_Bias").out, (graph::Shape{32, 65, 65}));
-  const auto& attn = node(g, "Attention_1");
+  EXPECT_EQ(find_node(g, "Graph_Attention_Bias")->out, (graph::Shape{32, 65, 65}));
+  const auto& attn = *find_node(g, "Attention_1");
   EXPECT_EQ(attn.attention->query_len, 65);
   EXPECT_FALSE(attn.attention->sdpa);
-  EXPECT_EQ(attn.inputs.back(), node(g, "Graph_Attention_Bias").index);
+  EXPECT_EQ(attn.inputs.back(), find_node(g, "Graph_Attention_Bias")->index);
   // 128 hop distances x 32 x 32 heads.
   EXPECT_EQ(g.find_tensor("encoder.graph_encoder.graph_attn_bias.edge_dis_encoder.weight")->shape,
             (graph::Shape{131072, 1}));

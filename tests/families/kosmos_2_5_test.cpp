@@ -1,32 +1,21 @@
-#include <string>
-
 #include <gtest/gtest.h>
 
-#include "core/config.hpp"
-#include "model/build.hpp"
+#include "support/family_graph.hpp"
 
 namespace neurarch {
 namespace {
 
-model::BuiltModel build(nlohmann::json config, const std::string& cls, std::optional<std::int64_t> seq = {}) {
-  model::BuildOptions options;
-  options.class_name = cls;
-  options.seq = seq;
-  return model::build_model(Config(std::move(config), "config.json"), options);
-}
+using testing::find_node;
 
-const graph::Node& node(const graph::Graph& g, const std::string& name) {
-  for (const auto& n : g.nodes)
-    if (n.name == name) return n;
-  throw std::runtime_error("no node " + name);
+graph::Graph build(nlohmann::json config, const std::string& cls, std::optional<std::int64_t> seq = {}) {
+  return testing::build_graph(Config(std::move(config), "config.json"), cls, seq);
 }
 
 TEST(Kosmos25Family, PixStructPatchesFeedTheLatentQueries) {
-  auto m = build({{"model_type", "kosmos-2.5"},
+  const auto g = build({{"model_type", "kosmos-2.5"},
                   {"text_config", {{"layers", 1}}},
                   {"vision_config", {{"num_hidden_layers", 1}}}},
                  "Kosmos2_5ForConditionalGeneration", 2048);
-  const auto& g = m.graph;
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   EXPECT_EQ(g.input_kind, "tokens");
   // flattened_patches: 2048 rows of [row, column, 768 pixels].
@@ -34,7 +23,7 @@ TEST(Kosmos25Family, PixStructPatchesFeedTheLatentQueries) {
   for (const auto& input : g.inputs)
     if (input.name == "flattened_patches") patches = input.shape;
   EXPECT_EQ(patches, (graph::Shape{2048, 770}));
-  const auto& x_attn = node(g, "Projection_Cross_Attention");
+  const auto& x_attn = *find_node(g, "Projection_Cross_Attention");
   EXPECT_EQ(x_attn.attention->query_len, 2048);
   EXPECT_EQ(x_attn.attention->kv_len, 2048 + 2048);
   EXPECT_TRUE(x_attn.attention->sdpa);
@@ -45,10 +34,10 @@ TEST(Kosmos25Family, PixStructPatchesFeedTheLatentQueries) {
 }
 
 TEST(Kosmos25Family, PromptMustHoldTheLatents) {
-  auto m = build({{"model_type", "kosmos-2.5"}, {"text_config", {{"layers", 1}}},
+  const auto g = build({{"model_type", "kosmos-2.5"}, {"text_config", {{"layers", 1}}},
                   {"vision_config", {{"num_hidden_layers", 1}}}},
                  "Kosmos2_5Model", 1024);
-  EXPECT_FALSE(m.graph.forward.ok);
+  EXPECT_FALSE(g.forward.ok);
 }
 
 }  // namespace

@@ -1,31 +1,22 @@
-#include <string>
-
 #include <gtest/gtest.h>
 
-#include "core/config.hpp"
-#include "model/build.hpp"
+#include "support/family_graph.hpp"
 
 namespace neurarch {
 namespace {
 
-const graph::Node& node(const graph::Graph& g, const std::string& name) {
-  for (const auto& n : g.nodes)
-    if (n.name == name) return n;
-  throw std::runtime_error("no node " + name);
+using testing::find_node;
+
+graph::Graph build(nlohmann::json config, const std::string& cls, std::optional<std::int64_t> seq = {}) {
+  return testing::build_graph(Config(std::move(config), "config.json"), cls, seq);
 }
 
 TEST(LxmertFamily, OneCrossAttentionModuleRunsBothWays) {
-  model::BuildOptions options;
-  options.class_name = "LxmertModel";
-  options.seq = 20;
-  auto m = model::build_model(
-      Config(nlohmann::json{{"model_type", "lxmert"}, {"l_layers", 1}, {"x_layers", 1}, {"r_layers", 1}}, "config.json"),
-      options);
-  const auto& g = m.graph;
+  const auto g = build({{"model_type", "lxmert"}, {"l_layers", 1}, {"x_layers", 1}, {"r_layers", 1}}, "LxmertModel", 20);
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   // 20 tokens attend to the 36 regions, and the regions to the 20 tokens, with the same weights.
-  const auto& to_vision = node(g, "Language_To_Vision_Cross_0");
-  const auto& to_language = node(g, "Vision_To_Language_Cross_0");
+  const auto& to_vision = *find_node(g, "Language_To_Vision_Cross_0");
+  const auto& to_language = *find_node(g, "Vision_To_Language_Cross_0");
   EXPECT_EQ(to_vision.attention->query_len, 20);
   EXPECT_EQ(to_vision.attention->kv_len, 36);
   EXPECT_EQ(to_language.attention->query_len, 36);

@@ -1,38 +1,27 @@
-#include <string>
-
 #include <gtest/gtest.h>
 
-#include "core/config.hpp"
-#include "model/build.hpp"
+#include "support/family_graph.hpp"
 
 namespace neurarch {
 namespace {
 
-model::BuiltModel build(nlohmann::json config, const std::string& cls, std::optional<std::int64_t> seq = {}) {
-  model::BuildOptions options;
-  options.class_name = cls;
-  options.seq = seq;
-  return model::build_model(Config(std::move(config), "config.json"), options);
-}
+using testing::find_node;
 
-const graph::Node& node(const graph::Graph& g, const std::string& name) {
-  for (const auto& n : g.nodes)
-    if (n.name == name) return n;
-  throw std::runtime_error("no node " + name);
+graph::Graph build(nlohmann::json config, const std::string& cls, std::optional<std::int64_t> seq = {}) {
+  return testing::build_graph(Config(std::move(config), "config.json"), cls, seq);
 }
 
 TEST(UdopFamily, EncoderReadsTokensThenPatchesWithSummedBiases) {
-  auto m = build({{"model_type", "udop"}, {"num_layers", 2}, {"num_decoder_layers", 2}}, "UdopForConditionalGeneration",
+  const auto g = build({{"model_type", "udop"}, {"num_layers", 2}, {"num_decoder_layers", 2}}, "UdopForConditionalGeneration",
                  64);
-  const auto& g = m.graph;
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   EXPECT_EQ(g.input_kind, "tokens");
   // 224 / 16 = 14: 196 patches follow the 64 tokens.
-  EXPECT_EQ(node(g, "Add_Cell_Embedding").out, (graph::Shape{64 + 196, 1024}));
+  EXPECT_EQ(find_node(g, "Add_Cell_Embedding")->out, (graph::Shape{64 + 196, 1024}));
   // Block 0's 1d table plus the horizontal and vertical tables, summed once for every encoder block.
-  EXPECT_EQ(node(g, "Relative_Bias_Sum_2").out, (graph::Shape{16, 260, 260}));
-  EXPECT_EQ(node(g, "Attention_1").inputs.back(), node(g, "Relative_Bias_Sum_2").index);
-  EXPECT_EQ(node(g, "Decoder_Cross_Attention_0").attention->kv_len, 260);
+  EXPECT_EQ(find_node(g, "Relative_Bias_Sum_2")->out, (graph::Shape{16, 260, 260}));
+  EXPECT_EQ(find_node(g, "Attention_1")->inputs.back(), find_node(g, "Relative_Bias_Sum_2")->index);
+  EXPECT_EQ(find_node(g, "Decoder_Cross_Attention_0")->attention->kv_len, 260);
   EXPECT_EQ(g.find_tensor("encoder.embed_patches.proj.weight")->tied_to, "patch_embed.proj.weight");
   EXPECT_EQ(g.find_tensor("encoder.relative_bias.biases.0.relative_attention_bias.weight")->tied_to,
             "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight");
@@ -42,20 +31,21 @@ TEST(UdopFamily, EncoderReadsTokensThenPatchesWithSummedBiases) {
 }
 
 TEST(UdopFamily, PrefixBucketsAddTwoRows) {
-  auto m = build({{"model_type", "udop"},
+  const auto g = build({{"model_type", "udop"},
                   {"num_layers", 1},
                   {"relative_bias_args", {{{"type", "1d"}}, {{"type", "vertical"}, {"prefix_bucket", true}}}}},
                  "UdopModel", 16);
-  EXPECT_EQ(m.graph.find_tensor("encoder.relative_bias.biases.1.relative_attention_bias.weight")->shape,
+  EXPECT_EQ(g.find_tensor("encoder.relative_bias.biases.1.relative_attention_bias.weight")->shape,
             (graph::Shape{34, 16}));
-  EXPECT_EQ(m.graph.find_tensor("encoder.relative_bias.biases.2.relative_attention_bias.weight"), nullptr);
+  EXPECT_EQ(g.find_tensor("encoder.relative_bias.biases.2.relative_attention_bias.weight"), nullptr);
 }
 
 TEST(UdopFamily, OtherImageSizesCannotRun) {
   model::BuildOptions options;
   options.class_name = "UdopModel";
   options.image_size = 448;
-  auto m = model::build_model(Config(nlohmann::json{{"model_type", "udop"}, {"num_layers", 1}}, "config.json"), options);
+  const auto m =
+      model::build_model(Config(nlohmann::json{{"model_type", "udop"}, {"num_layers", 1}}, "config.json"), options);
   EXPECT_FALSE(m.graph.forward.ok);
 }
 
