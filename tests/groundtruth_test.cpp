@@ -57,9 +57,10 @@ TEST_P(GroundTruth, EveryCaseMatchesToTheTensor) {
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
   // gtest names allow only letters, digits and '_'; "lfm2-vl" and "lfm2_vl" are both registered, so a
-  // hyphen gets a spelling of its own.
+  // hyphen gets a spelling of its own, and so does a dot ("kosmos-2.5").
   std::string name;
-  for (char ch : info.param) name += ch == '-' ? std::string("_h_") : std::string(1, ch);
+  for (char ch : info.param)
+    name += ch == '-' ? std::string("_h_") : ch == '.' ? std::string("_d_") : std::string(1, ch);
   return name;
 }
 

@@ -11,33 +11,33 @@
 
 #include "blocks/seq2seq.hpp"
 #include "families/clip_common.hpp"
+#include "families/kosmos_2.hpp"
 #include "families/llama_common.hpp"
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
-namespace {
+namespace kosmos2 {
 
 using namespace blocks;
 
-// Kosmos2TextTransformer as the shared decoder builder composes it.
-decoder::DecoderSpec text_spec(const Config& c) {
+decoder::DecoderSpec text_spec(const Config& c, const TextDefaults& d) {
   decoder::DecoderSpec s;
-  s.vocab = c.dim({"vocab_size"}, 65037);
-  s.hidden = c.dim({"embed_dim"}, 2048);
-  s.layers = c.dim({"layers"}, 24);
-  s.heads = c.dim({"attention_heads"}, 32);
+  s.vocab = c.dim({"vocab_size"}, d.vocab);
+  s.hidden = c.dim({"embed_dim"}, d.hidden);
+  s.layers = c.dim({"layers"}, d.layers);
+  s.heads = c.dim({"attention_heads"}, d.heads);
   s.kv_heads = s.heads;
   s.head_dim = s.hidden / s.heads;
-  s.intermediate = c.dim({"ffn_dim"}, 8192);
-  s.positions = c.dim({"max_position_embeddings"}, 2048);
+  s.intermediate = c.dim({"ffn_dim"}, d.intermediate);
+  s.positions = c.dim({"max_position_embeddings"}, d.positions);
   s.activation = c.text({"activation_function"}, "gelu");
   s.gated = false;
   s.rotary = false;
-  s.eager_only = true;
+  s.eager_only = !d.sdpa;
   s.require_divisible = true;
   s.qkv_bias = true;
   s.o_bias = true;
-  s.attention_dropout = c.number({"attention_dropout"}, 0.1);
+  s.attention_dropout = c.number({"attention_dropout"}, d.attention_dropout);
   s.residual_dropout = c.number({"dropout"}, 0.1);
   s.norm = NormKind::LayerNorm;
   s.norm_bias = true;
@@ -46,17 +46,20 @@ decoder::DecoderSpec text_spec(const Config& c) {
   s.names.pre_ffn_norm = "final_layer_norm";
   s.names.final_norm = "layer_norm";
   s.attention_override = [hidden = s.hidden, heads = s.heads, dropout = s.attention_dropout,
-                          residual = s.residual_dropout](GraphBuilder& gb, const Value& x, std::int64_t i,
-                                                         const Scope& layer) {
+                          residual = s.residual_dropout, sdpa = d.sdpa,
+                          sub_norm = d.attention_sub_norm](GraphBuilder& gb, const Value& x, std::int64_t i,
+                                                           const Scope& layer) {
     const Scope attn = layer / "self_attn";
     auto h = attention(gb, x, BlockNames{i}.attention(),
                        {.hidden = hidden, .heads = heads, .causal = true, .module = attn, .q = attn / "q_proj",
                         .k = attn / "k_proj", .v = attn / "v_proj", .o = attn / "out_proj", .dropout = dropout,
                         .output_dropout = residual});
-    gb.at(h).attention->sdpa = false;
-    // The sub-LayerNorm over the heads' concatenated outputs, before out_proj.
-    gb.parameter(h, (attn / "inner_attn_ln")("weight"), {hidden});
-    gb.parameter(h, (attn / "inner_attn_ln")("bias"), {hidden});
+    gb.at(h).attention->sdpa = sdpa;
+    if (sub_norm) {
+      // The sub-LayerNorm over the heads' concatenated outputs, before out_proj.
+      gb.parameter(h, (attn / "inner_attn_ln")("weight"), {hidden});
+      gb.parameter(h, (attn / "inner_attn_ln")("bias"), {hidden});
+    }
     return h;
   };
   const double activation_dropout = c.number({"activation_dropout"}, 0.0);
@@ -76,11 +79,11 @@ decoder::DecoderSpec text_spec(const Config& c) {
   return s;
 }
 
-// Kosmos2ImageToTextProjection: [latent_query_num, text width].
-Value image_to_text(GraphBuilder& b, const Value& image, const Config& c, const Config& text, std::int64_t width) {
+Value image_to_text(GraphBuilder& b, const Value& image, const Config& c, const Config& text, std::int64_t width,
+                    const TextDefaults& d) {
   const Scope root("image_to_text_projection");
-  const std::int64_t latents = c.dim({"latent_query_num"}, 64);
-  const std::int64_t heads = text.dim({"attention_heads"}, 32);
+  const std::int64_t latents = c.dim({"latent_query_num"}, d.latent_queries);
+  const std::int64_t heads = text.dim({"attention_heads"}, d.heads);
   const std::int64_t patches = image.shape[image.shape.size() - 2];
   auto projected = dense(b, image, "Projection_Dense", root / "dense", image.shape.back(), width, true);
   auto queries = b.node(graph::NodeType::Embedding, "Latent_Query", {latents, width}, {});
@@ -91,16 +94,32 @@ Value image_to_text(GraphBuilder& b, const Value& image, const Config& c, const 
   auto out = cross_attention(b, queries, memory, "Projection_Cross_Attention",
                              {.hidden = width, .heads = heads, .module = attn, .q = attn / "q_proj",
                               .k = attn / "k_proj", .v = attn / "v_proj", .o = attn / "out_proj",
-                              .dropout = text.number({"attention_dropout"}, 0.1)});
-  b.at(out).attention->sdpa = false;
+                              .dropout = text.number({"attention_dropout"}, d.attention_dropout)});
+  b.at(out).attention->sdpa = d.sdpa;
   return out;
 }
+
+Value text_model(const BuildInput& in, GraphBuilder& b, const Config& text, const decoder::DecoderSpec& spec) {
+  // The text model and its causal-LM class both keep the transformer under `model`.
+  const bool lm = in.head == Head::CausalLM;
+  graph::Nested nest(b, {.module = lm ? "text_model" : "text_model.model", .label = "", .first_block = b.next_block()});
+  const BuildInput sub{text, in.class_name, lm ? Head::CausalLM : Head::Base, in.requested_seq,
+                       in.requested_image_size};
+  return decoder::build_decoder(sub, b, spec);
+}
+
+}  // namespace kosmos2
+
+namespace {
+
+using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   const Config vision_config = c.child("vision_config");
   const Config text_config = c.child("text_config");
-  const decoder::DecoderSpec spec = text_spec(text_config);
+  const kosmos2::TextDefaults defaults;
+  const decoder::DecoderSpec spec = kosmos2::text_spec(text_config, defaults);
 
   clip::Tower tower;
   {
@@ -109,18 +128,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
         in, b, vision_config, Scope("vision_model") / "model",
         {.hidden = 1024, .intermediate = 4096, .layers = 24, .heads = 16, .image_size = 224, .patch = 14});
   }
-  const Value features = image_to_text(b, tower.sequence, c, text_config, spec.hidden);
+  const Value features = kosmos2::image_to_text(b, tower.sequence, c, text_config, spec.hidden, defaults);
 
-  Value out;
-  {
-    // Kosmos2TextModel and Kosmos2TextForCausalLM both keep the transformer under `model`.
-    const bool lm = in.head == Head::CausalLM;
-    graph::Nested nest(b, {.module = lm ? "text_model" : "text_model.model", .label = "",
-                           .first_block = b.next_block()});
-    const BuildInput sub{text_config, in.class_name, lm ? Head::CausalLM : Head::Base, in.requested_seq,
-                         in.requested_image_size};
-    out = decoder::build_decoder(sub, b, spec);
-  }
+  const Value out = kosmos2::text_model(in, b, text_config, spec);
   multimodal::scatter_image_features(b, features);
   return out;
 }

@@ -13,14 +13,13 @@
 
 #include "blocks/seq2seq.hpp"
 #include "families/clip_common.hpp"
+#include "families/pix2struct.hpp"
 
 namespace neurarch::families {
 namespace {
 
 using namespace blocks;
 
-// The image processor's default max_patches: the rows of flattened_patches.
-constexpr std::int64_t kMaxPatches = 2048;
 // Decoder tokens when --target-seq is absent: no config key bounds the text (T5's pre-training length).
 constexpr std::int64_t kTargetTokens = 512;
 
@@ -43,23 +42,37 @@ Value gated_mlp(GraphBuilder& b, const Value& x, const std::string& name, const 
                        .bias = false, .down_bias = false, .output_dropout = d.dropout, .inner_dropout = d.dropout});
 }
 
-Value encoder(const BuildInput& in, GraphBuilder& b, const Config& c) {
-  const Dims d{c.dim({"hidden_size"}, 768), c.dim({"d_kv"}, 64), c.dim({"d_ff"}, 2048),
-               c.dim({"num_hidden_layers"}, 12), c.dim({"num_attention_heads"}, 12),
-               c.text({"dense_act_fn"}, "gelu_new"), c.number({"dropout_rate"}, 0.0),
-               c.number({"attention_dropout"}, 0.0)};
-  const std::int64_t patch_width = c.dim({"patch_embed_hidden_size"}, 768);
-  const std::int64_t positions = c.dim({"seq_len"}, 4096);
-  const Scope root("encoder");
+}  // namespace
+
+namespace pix2struct {
+
+VisionEncoder read_vision(const Config& c) {
+  VisionEncoder e;
+  e.hidden = c.dim({"hidden_size"}, 768);
+  e.d_kv = c.dim({"d_kv"}, 64);
+  e.d_ff = c.dim({"d_ff"}, 2048);
+  e.layers = c.dim({"num_hidden_layers"}, 12);
+  e.heads = c.dim({"num_attention_heads"}, 12);
+  e.activation = c.text({"dense_act_fn"}, "gelu_new");
+  e.dropout = c.number({"dropout_rate"}, 0.0);
+  e.attention_dropout = c.number({"attention_dropout"}, 0.0);
+  e.patch_width = c.dim({"patch_embed_hidden_size"}, 768);
+  e.positions = c.dim({"seq_len"}, 4096);
+  return e;
+}
+
+Value vision_encoder(const BuildInput& in, GraphBuilder& b, const VisionEncoder& e) {
+  const Dims d{e.hidden, e.d_kv, e.d_ff, e.layers, e.heads, e.activation, e.dropout, e.attention_dropout};
+  const Scope& root = e.root;
   const Scope emb = root / "embeddings";
 
-  auto patches = b.input({in.sequence_length(kMaxPatches), 2 + patch_width}, "pixels", "flattened_patches");
+  auto patches = b.input({in.sequence_length(e.patches), 2 + e.patch_width}, "pixels", "flattened_patches");
   // The projection reads the pixel columns, after the row and column ids.
-  const Value pixels{patches.node, {patches.shape.front(), patch_width}};
-  auto x = dense(b, pixels, "Patch_Projection", emb / "patch_projection", patch_width, d.hidden, true);
-  // Row and column ids index two tables, each as long as seq_len.
-  x = added_embedding(b, x, "Row_Embedding", emb / "row_embedder", positions, d.hidden);
-  x = added_embedding(b, x, "Column_Embedding", emb / "column_embedder", positions, d.hidden);
+  const Value pixels{patches.node, {patches.shape.front(), e.patch_width}};
+  auto x = dense(b, pixels, "Patch_Projection", emb / "patch_projection", e.patch_width, d.hidden, true);
+  // Row and column ids index two tables of `positions` rows each.
+  x = added_embedding(b, x, "Row_Embedding", emb / "row_embedder", e.positions, d.hidden);
+  x = added_embedding(b, x, "Column_Embedding", emb / "column_embedder", e.positions, d.hidden);
   b.at(x).dropout = d.dropout;
 
   for (std::int64_t i = 0; i < d.layers; ++i) {
@@ -68,7 +81,7 @@ Value encoder(const BuildInput& in, GraphBuilder& b, const Config& c) {
     const BlockNames n{i};
     auto h = norm(b, x, n.norm(1, NormKind::RMSNorm), {l / "pre_attention_layer_norm", NormKind::RMSNorm, false});
     h = attention(b, h, n.attention(), attention_spec(d, l / "attention", false));
-    b.at(h).attention->sdpa = false;
+    b.at(h).attention->sdpa = e.sdpa;
     x = add(b, h, x, n.add(1));
     h = norm(b, x, n.norm(2, NormKind::RMSNorm), {l / "pre_mlp_layer_norm", NormKind::RMSNorm, false});
     h = gated_mlp(b, h, n.ffn(), d, l / "mlp");
@@ -77,6 +90,10 @@ Value encoder(const BuildInput& in, GraphBuilder& b, const Config& c) {
   b.set_block(-1);
   return norm(b, x, "Encoder_Final_RMSNorm", {root / "layernorm", NormKind::RMSNorm, false});
 }
+
+}  // namespace pix2struct
+
+namespace {
 
 Value decoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Value& memory, bool tie,
               std::int64_t first_block) {
@@ -129,7 +146,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   const Config vision_config = c.child("vision_config");
   const Config text_config = c.child("text_config");
-  auto memory = encoder(in, b, vision_config);
+  auto memory = pix2struct::vision_encoder(in, b, pix2struct::read_vision(vision_config));
   return decoder(in, b, text_config, memory, c.flag({"tie_word_embeddings"}, false), b.next_block());
 }
 

@@ -73,6 +73,8 @@ Dims read_dims(const Config& c, const Layout& layout) {
     std::string proj_act = dash == std::string::npos ? proj : proj.substr(proj.rfind('-') + 1);
     if (proj == "gated-gelu") proj_act = "gelu_new";
     d.activation = c.text({"dense_act_fn"}, def.dense_act_fn.empty() ? proj_act : std::string(def.dense_act_fn));
+    if (proj == "gated-gelu" && layout.gated_gelu_is_gelu_new) proj_act = "gelu_new";
+    d.activation = c.text({"dense_act_fn"}, proj_act);
     d.gated = c.flag({"is_gated_act"}, proj_gated);
   }
   if (layout.long_encoder) {
@@ -108,6 +110,8 @@ class StackBuilder {
     } else {
       x = embed(ids, "Token_Embedding", stack, shared, true);
     }
+    auto x = embed(ids, "Token_Embedding", stack, shared, owns_shared);
+    if (layout_.encoder_input) x = layout_.encoder_input(b_, x);
     std::optional<Value> bias, global_bias;
     if (layout_.long_encoder && d_.encoder_attention == EncoderAttention::Full)
       b_.fail(x, fmt::format("encoder_attention_type \"{}\" is neither \"local\" nor \"transient-global\": LongT5Block "
@@ -118,7 +122,7 @@ class StackBuilder {
       const Scope block = stack / "block" / i;
       const BlockNames n{i};
       if (d_.encoder_attention == EncoderAttention::Full)
-        x = self_attention_layer(x, block / "layer" / 0, n, "", i, bias);
+        x = self_attention_layer(x, stack, n, "", i, bias);
       else
         x = blocked_self_attention_layer(x, block / "layer" / 0, n, i, bias, global_bias);
       x = ffn_layer(x, block / "layer" / 1, n, "", 2, sparse_layer(d_.encoder_sparse_step, i));
@@ -137,7 +141,7 @@ class StackBuilder {
       b_.set_block(static_cast<int>(d_.encoder_layers + i));
       const Scope block = stack / "block" / i;
       const BlockNames n{i};
-      x = self_attention_layer(x, block / "layer" / 0, n, "Decoder_", i, bias, true);
+      x = self_attention_layer(x, stack, n, "Decoder_", i, bias, true);
       const Scope cross = block / "layer" / 1;
       const Scope attn = cross / "EncDecAttention";
       auto h = norm(b_, x, fmt::format("Decoder_RMSNorm_{}_2", i), {cross / "layer_norm", NormKind::RMSNorm, false});
@@ -171,13 +175,15 @@ class StackBuilder {
                          .output_dropout = d_.dropout};
   }
 
-  Value self_attention_layer(const Value& x, const Scope& layer, const BlockNames& n, const std::string& prefix,
+  Value self_attention_layer(const Value& x, const Scope& stack, const BlockNames& n, const std::string& prefix,
                              std::int64_t i, std::optional<Value>& bias, bool causal = false) {
+    const Scope layer = stack / "block" / i / "layer" / 0;
     const Scope attn = layer / "SelfAttention";
     auto h = norm(b_, x, prefix + n.norm(1, NormKind::RMSNorm), {layer / "layer_norm", NormKind::RMSNorm, false});
     if (i == 0 || layout_.bias_in_every_layer)
       bias = relative_position_bias(b_, h, prefix + fmt::format("Relative_Position_Bias_{}", i),
                                     {attn / "relative_attention_bias", d_.buckets, d_.heads});
+    if (i == 0 && layout_.stack_bias) bias = layout_.stack_bias(b_, *bias, stack, causal);
     h = attention(b_, h, prefix + n.attention(), spec(attn, causal));
     b_.at(h).attention->sdpa = false;
     add_score_bias(b_, h, *bias);
@@ -272,7 +278,7 @@ bool encoder_only(const BuildInput& in) {
 Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   const Config& c = in.config;
   const Dims d = read_dims(c, layout);
-  const bool tie = c.flag({"tie_word_embeddings"}, layout.defaults.tie_word_embeddings);
+  const bool tie = layout.always_tied || c.flag({"tie_word_embeddings"}, layout.defaults.tie_word_embeddings);
   // Sequence classification and token classification wrap the model as `transformer`; the
   // LM and QA classes own shared/encoder/decoder themselves.
   const bool wrapped = in.head == Head::SequenceClassification || in.head == Head::TokenClassification;

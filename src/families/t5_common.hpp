@@ -4,6 +4,7 @@
 // bias-free projections and weight-only RMS norms, no absolute positions but a bucketed
 // relative-position bias, and a decoder whose blocks add cross-attention over the encoder.
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 #include "families/family.hpp"
@@ -48,6 +49,17 @@ struct Layout {
   bool switch_mlp = false;
   /// null: the encoder embeds token ids.
   EncoderEmbeds encoder_embeds = nullptr;
+  /// T5Config reads feed_forward_proj "gated-gelu" as gelu_new; UdopConfig takes the last word as it is.
+  bool gated_gelu_is_gelu_new = true;
+  /// UdopConfig drops any tie_word_embeddings given and always ties lm_head to `shared`.
+  bool always_tied = false;
+  /// UDOP: turns the encoder's token embeddings into the sequence its blocks read (image patches joined,
+  /// 2-D cell embeddings added). Unset: the token embeddings as they are.
+  std::function<graph::Value(graph::GraphBuilder&, const graph::Value& tokens)> encoder_input;
+  /// UDOP: given block 0's relative-bias node of a stack (`stack`: its module, `decoder`: which one), declares
+  /// the stack's own bias tables and returns the bias every block of it adds to its scores. Unset: block 0's.
+  std::function<graph::Value(graph::GraphBuilder&, const graph::Value& bias, const graph::Scope& stack, bool decoder)>
+      stack_bias;
 };
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout);
