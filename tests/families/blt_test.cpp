@@ -43,8 +43,13 @@ TEST(BltGraph, PatchesAndTheFrozenPatcher) {
   EXPECT_TRUE(g.find_tensor("model.patcher.lm_head.weight")->frozen);
   EXPECT_FALSE(g.find_tensor("model.local_encoder.embed_tokens.weight")->frozen);
   // 64 bytes in patches of 4 on average: 16 patches, 2 slots each for the cross-attention.
-  for (const auto& n : g.nodes)
-    if (n.name == "Encoder_Patch_Max_1") EXPECT_EQ(n.out, (Shape{16, 32}));
+  bool seen = false;
+  for (const auto& n : g.nodes) {
+    if (n.name != "Encoder_Patch_Max_1") continue;
+    EXPECT_EQ(n.out, (Shape{16, 32}));
+    seen = true;
+  }
+  EXPECT_TRUE(seen);
 }
 
 TEST(BltGraph, WithoutThePatcherEveryByteIsAPatch) {
@@ -52,11 +57,11 @@ TEST(BltGraph, WithoutThePatcherEveryByteIsAPatch) {
   ASSERT_TRUE(g.forward.ok) << g.forward.reason;
   EXPECT_EQ(g.find_tensor("patcher.lm_head.weight"), nullptr);
   bool seen = false;
-  for (const auto& n : g.nodes)
-    if (n.name == "Encoder_Patch_Max_1") {
-      EXPECT_EQ(n.out, (Shape{65, 32}));
-      seen = true;
-    }
+  for (const auto& n : g.nodes) {
+    if (n.name != "Encoder_Patch_Max_1") continue;
+    EXPECT_EQ(n.out, (Shape{65, 32}));
+    seen = true;
+  }
   EXPECT_TRUE(seen);
 }
 
