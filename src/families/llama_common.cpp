@@ -1,4 +1,5 @@
 #include "families/llama_common.hpp"
+#include "families/decoder_layer.hpp"
 
 #include <utility>
 
@@ -119,6 +120,11 @@ Value layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l, con
 }
 
 }  // namespace
+
+graph::Value decoder_layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& layer_module,
+                           const DecoderSpec& s) {
+  return layer(b, x, i, layer_module, s);
+}
 
 DecoderSpec read_llama_config(const Config& c, const LlamaDefaults& d) {
   DecoderSpec s;
