@@ -110,7 +110,6 @@ class StackBuilder {
     } else {
       x = embed(ids, "Token_Embedding", stack, shared, true);
     }
-    auto x = embed(ids, "Token_Embedding", stack, shared, owns_shared);
     if (layout_.encoder_input) x = layout_.encoder_input(b_, x);
     std::optional<Value> bias, global_bias;
     if (layout_.long_encoder && d_.encoder_attention == EncoderAttention::Full)
