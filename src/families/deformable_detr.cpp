@@ -1,0 +1,14 @@
+// Deformable DETR (models/deformable_detr/modeling_deformable_detr.py): see deformable_detr_common.hpp.
+// DeformableDetrForObjectDetection adds class_embed / bbox_embed per decoder layer, tied as transformers 5.24 ties
+// them, and the variants with_box_refine and two_stage.
+#include "families/deformable_detr_common.hpp"
+
+namespace neurarch::families {
+
+const Family& deformable_detr_family() {
+  static const Family family{"deformable_detr", "models/deformable_detr/modeling_deformable_detr.py",
+                             classes("DeformableDetr", {heads::ForObjectDetection}), deformable_detr::build};
+  return family;
+}
+
+}  // namespace neurarch::families
