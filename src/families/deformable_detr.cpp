@@ -4,10 +4,17 @@
 #include "families/deformable_detr_common.hpp"
 
 namespace neurarch::families {
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
+  return deformable_detr::build(in, b, deformable_detr::Layout{});
+}
+
+}  // namespace
 
 const Family& deformable_detr_family() {
   static const Family family{"deformable_detr", "models/deformable_detr/modeling_deformable_detr.py",
-                             classes("DeformableDetr", {heads::ForObjectDetection}), deformable_detr::build};
+                             classes("DeformableDetr", {heads::ForObjectDetection}), build};
   return family;
 }
 

@@ -1,6 +1,7 @@
 #include "families/deformable_detr_common.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -29,25 +30,25 @@ struct Dims {
   bool box_refine = false;
 };
 
-Dims read_dims(const Config& c) {
+Dims read_dims(const Config& c, const Layout& layout) {
   Dims d;
   d.d = c.dim({"d_model"}, 256);
   d.encoder_layers = c.dim({"encoder_layers"}, 6);
   d.decoder_layers = c.dim({"decoder_layers"}, 6);
   d.encoder_heads = c.dim({"encoder_attention_heads"}, 8);
   d.decoder_heads = c.dim({"decoder_attention_heads"}, 8);
-  d.encoder_ffn = c.dim({"encoder_ffn_dim"}, 1024);
-  d.decoder_ffn = c.dim({"decoder_ffn_dim"}, 1024);
+  d.encoder_ffn = c.dim({"encoder_ffn_dim"}, layout.encoder_ffn);
+  d.decoder_ffn = c.dim({"decoder_ffn_dim"}, layout.decoder_ffn);
   d.encoder_points = c.dim({"encoder_n_points"}, 4);
   d.decoder_points = c.dim({"decoder_n_points"}, 4);
-  d.levels = c.dim({"num_feature_levels"}, 4);
+  d.levels = c.dim({"num_feature_levels"}, layout.levels);
   d.dropout = c.number({"dropout"}, 0.1);
   d.attention_dropout = c.number({"attention_dropout"}, 0.0);
   d.activation_dropout = c.number({"activation_dropout"}, 0.0);
   d.activation = c.text({"activation_function"}, "relu");
-  d.two_stage = c.flag({"two_stage"}, false);
-  d.box_refine = c.flag({"with_box_refine"}, false);
-  d.queries = d.two_stage ? c.dim({"two_stage_num_proposals"}, 300) : c.dim({"num_queries"}, 300);
+  d.two_stage = c.flag({"two_stage"}, layout.two_stage);
+  d.box_refine = c.flag({"with_box_refine"}, layout.box_refine);
+  d.queries = d.two_stage ? c.dim({"two_stage_num_proposals"}, 300) : c.dim({"num_queries"}, layout.queries);
   return d;
 }
 
@@ -105,7 +106,8 @@ Levels input_levels(GraphBuilder& b, const detr::Backbone& bb, const Dims& d, co
 
 // Sine positions per level (DeformableDetrSinePositionEmbedding, no parameters) or learned row/column tables
 // (position_embedding.*, 50 rows each), plus level_embed[level] on every token of that level.
-Value level_positions(GraphBuilder& b, const Config& c, const Levels& levels, const Dims& d, const Scope& model) {
+Value level_positions(GraphBuilder& b, const Config& c, const Levels& levels, const Dims& d, const Scope& model,
+                      const Layout& layout) {
   const std::string type = c.text({"position_embedding_type"}, "sine");
   if (type != "sine" && type != "learned")
     throw Error(ErrorKind::InvalidInput, fmt::format("{}: key 'position_embedding_type'", c.origin()),
@@ -114,7 +116,8 @@ Value level_positions(GraphBuilder& b, const Config& c, const Levels& levels, co
                     levels.tokens.shape, {levels.tokens}, model);
   b.parameter(pos, model("level_embed"), {d.levels, d.d});
   if (type == "learned") {
-    const Scope table = model / "position_embedding";
+    Scope table = model;
+    for (const auto& part : layout.position_table) table = table / part;
     b.parameter(pos, table("row_embeddings.weight"), {50, d.d / 2});
     b.parameter(pos, table("column_embeddings.weight"), {50, d.d / 2});
     for (const auto& [h, w] : levels.sizes)
@@ -187,18 +190,19 @@ Value box_head(GraphBuilder& b, const Value& x, const std::string& name, const H
 
 }  // namespace
 
-Value build(const BuildInput& in, GraphBuilder& b) {
+Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   const Config& c = in.config;
-  const Dims d = read_dims(c);
+  const Dims d = read_dims(c, layout);
   const bool detection = in.class_name.ends_with("ForObjectDetection");
   const Scope model = detection ? Scope("model") : Scope();
   const std::int64_t image = in.image_size(kDefaultImageSize);
 
   // DeformableDetrConfig asks timm for stages 2-4 (strides 8, 16, 32) when there are several levels, else stage 4.
-  const detr::Backbone bb = detr::backbone(c, b, image, model, d.levels > 1 ? std::vector<std::int64_t>{2, 3, 4}
-                                                                             : std::vector<std::int64_t>{4});
+  const detr::Backbone bb = detr::backbone(c, b, image, model,
+                                           d.levels > 1 ? std::vector<std::int64_t>{2, 3, 4} : std::vector<std::int64_t>{4},
+                                           layout.backbone);
   const Levels levels = input_levels(b, bb, d, model);
-  const Value pos = level_positions(b, c, levels, d, model);
+  const Value pos = level_positions(b, c, levels, d, model, layout);
   const Value memory = encoder(b, d, levels.tokens, pos, model / "encoder");
 
   // The decoder's queries: positions and content from query_position_embeddings [queries, 2 d_model] split in
@@ -222,6 +226,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     return {box_top / k, k == 0 ? Scope() : box_top / 0, Scope()};
   };
   Value query_pos;
+  std::optional<Value> content;  // the content half, when it is not query_pos's own
   if (d.two_stage) {
     auto proposals = dense(b, memory, "Encoder_Output_Projection", model / "enc_output", d.d, d.d, true);
     proposals = norm(b, proposals, "Encoder_Output_LayerNorm", {model / "enc_output_norm"});
@@ -236,6 +241,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     auto sine = b.node(NodeType::LearnedPosEmbed, "Proposal_Sine_Embedding", {d.queries, 2 * d.d}, {proposals});
     auto trans = dense(b, sine, "Proposal_Position_Projection", model / "pos_trans", 2 * d.d, 2 * d.d, true);
     query_pos = norm(b, trans, "Proposal_Position_LayerNorm", {model / "pos_trans_norm"});
+    if (layout.pixel_queries) {
+      // DETA: the content half plus pix_trans_norm(pix_trans(the chosen tokens' proposal features)).
+      auto chosen = b.node(NodeType::Add, "Top_Proposal_Features", {d.queries, d.d}, {proposals});
+      auto pix = dense(b, chosen, "Proposal_Feature_Projection", model / "pix_trans", d.d, d.d, true);
+      pix = norm(b, pix, "Proposal_Feature_LayerNorm", {model / "pix_trans_norm"});
+      content = add(b, Value{query_pos.node, {d.queries, d.d}}, pix, "Decoder_Query_Content_Add");
+    }
   } else {
     const Scope table = model / "query_position_embeddings";
     query_pos = b.node(NodeType::Embedding, "Query_Position_Embeddings", {d.queries, 2 * d.d}, {memory}, table);
@@ -245,7 +257,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   }
   const Value pos_half{query_pos.node, {d.queries, d.d}};
 
-  Value x = pos_half;  // the content half of the same tensor
+  Value x = content ? *content : pos_half;  // the content half of the same tensor
   std::vector<Value> layer_outputs;
   const int first = b.next_block();
   for (std::int64_t i = 0; i < d.decoder_layers; ++i) {

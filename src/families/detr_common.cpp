@@ -18,7 +18,7 @@ using graph::NodeType;
 // none of `trained`: timm's stem and layer1, and, for HF's ResNetBackbone, everything, since its
 // "encoder.stages.N" names never contain the "stage.N" the reference looks for. Batch norms are frozen
 // buffers already.
-void freeze_like_reference(GraphBuilder& b, const Scope& root, std::initializer_list<std::string_view> trained) {
+void freeze_like_reference(GraphBuilder& b, const Scope& root, const std::vector<std::string>& trained) {
   const std::string prefix = root.path() + ".";
   b.freeze_if([&](std::string_view name) {
     const auto at = name.find(prefix);
@@ -31,7 +31,7 @@ void freeze_like_reference(GraphBuilder& b, const Scope& root, std::initializer_
 
 // timm.create_model(backbone, features_only=True, out_indices, in_chans, output_stride): DetrConfig fills
 // backbone_kwargs with out_indices (1, 2, 3, 4), in_chans = num_channels and, with dilation, output_stride 16.
-Backbone timm_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Scope& model,
+Backbone timm_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Scope& root,
                        const std::vector<std::int64_t>& default_indices) {
   const std::string name = c.text({"backbone"}, "resnet50");
   resnet::TimmConfig t = resnet::timm_layout(c, "backbone", name);
@@ -60,7 +60,6 @@ Backbone timm_backbone(const Config& c, GraphBuilder& b, std::int64_t image, con
   t.last_stage = indices.back();
 
   auto pixels = b.input({t.channels, image, image}, "pixels");
-  const Scope root = model / "backbone" / "conv_encoder" / "model";
   const auto trunk = resnet::timm_trunk(b, pixels, t, root, resnet::Norm::Frozen);
   if (name.find("resnet") != std::string::npos) freeze_like_reference(b, root, {"layer2", "layer3", "layer4"});
   Backbone out;
@@ -73,7 +72,8 @@ Backbone timm_backbone(const Config& c, GraphBuilder& b, std::int64_t image, con
 
 // load_backbone(config): HF's ResNetBackbone from backbone_config (DetrConfig's default: ResNetConfig with
 // out_features ["stage4"]). Only ResNet configs are modelled.
-Backbone hf_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Scope& model) {
+Backbone hf_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Scope& root,
+                     const std::vector<std::string>& trained) {
   const Config bc = c.child("backbone_config");
   if (!c.has("backbone_config") || c.raw({"backbone_config"})->is_null()) {
     const std::string named = c.raw({"backbone"}) && c.raw({"backbone"})->is_string() ? c.text({"backbone"}) : "";
@@ -116,9 +116,8 @@ Backbone hf_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const
   }
 
   auto pixels = b.input({cfg.channels, image, image}, "pixels");
-  const Scope root = model / "backbone" / "conv_encoder" / "model";
   const auto trunk = resnet::hf_trunk(b, pixels, cfg, root, resnet::Norm::Frozen);
-  freeze_like_reference(b, root, {"stage.1", "stage.2", "stage.3"});  // only ResNet gets here
+  freeze_like_reference(b, root, trained);  // only ResNet gets here
   Backbone out;
   for (auto i : indices) {
     out.maps.push_back(trunk.stages[i]);
@@ -359,9 +358,11 @@ Value mlp_head(GraphBuilder& b, const Value& x, const std::string& name, const S
 }
 
 Backbone backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Scope& model,
-                  const std::vector<std::int64_t>& timm_out_indices) {
-  return c.flag({"use_timm_backbone"}, true) ? timm_backbone(c, b, image, model, timm_out_indices)
-                                             : hf_backbone(c, b, image, model);
+                  const std::vector<std::int64_t>& timm_out_indices, const BackboneLayout& layout) {
+  Scope root = model;
+  for (const auto& part : layout.path) root = root / part;
+  return c.flag({"use_timm_backbone"}, layout.timm_default) ? timm_backbone(c, b, image, root, timm_out_indices)
+                                                            : hf_backbone(c, b, image, root, layout.hf_trained);
 }
 
 Value decoder(GraphBuilder& b, const Config& c, const Value& query_pos, const Value& memory, const Scope& stack) {

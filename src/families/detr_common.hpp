@@ -36,11 +36,21 @@ struct Backbone {
   std::vector<std::int64_t> channels;
 };
 
-/// DetrConvEncoder's backbone under `model`.backbone.conv_encoder.model, on a square `image`: timm's ResNet by name
-/// (use_timm_backbone, the default; `timm_out_indices` when backbone_kwargs names none) or HF's ResNetBackbone from
-/// backbone_config, with frozen batch norm and the reference's frozen stem. Deformable DETR shares it.
+/// Where the backbone lives under the model, and which of its parameters the reference trains.
+struct BackboneLayout {
+  std::vector<std::string> path{"backbone", "conv_encoder", "model"};  ///< DetrConvEncoder's `model`
+  bool timm_default = true;  ///< use_timm_backbone when the config does not say
+  /// HF's ResNet: parameters whose names contain none of these are frozen. DETR looks for "stage.N", which the
+  /// "encoder.stages.N" names never contain, so it freezes the whole backbone; DETA looks for "stages.N".
+  std::vector<std::string> hf_trained{"stage.1", "stage.2", "stage.3"};
+};
+
+/// DETR's convolutional backbone under `model` (DetrConvEncoder's by default), on a square `image`: timm's ResNet
+/// by name (use_timm_backbone; `timm_out_indices` when backbone_kwargs names none, and only stages 2-4 trained) or
+/// HF's ResNetBackbone from backbone_config, with frozen batch norm. Deformable DETR and DETA share it.
 Backbone backbone(const Config& c, graph::GraphBuilder& b, std::int64_t image, const graph::Scope& model,
-                  const std::vector<std::int64_t>& timm_out_indices = {1, 2, 3, 4});
+                  const std::vector<std::int64_t>& timm_out_indices = {1, 2, 3, 4},
+                  const BackboneLayout& layout = {});
 
 /// DetrMLPPredictionHead under `module`.layers.N: `layers` Linear layers with ReLU between them, the last one
 /// ending in `last_activation` (the box head's sigmoid).
