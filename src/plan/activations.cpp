@@ -792,7 +792,7 @@ class Builder {
     value_projection_input(a, n, da);
     lora_bottlenecks(a, n, tokens);
     const std::int64_t per_query = da.queries > 0 ? tokens / da.queries : 1;  // 1 unless the graph batches inside
-    a.saved.push_back({"projected values, per-level copies (grid_sample input)", per_query * da.value_len * d,
+    a.saved.push_back({"projected values, per level (grid_sample input)", per_query * da.value_len * d,
                        sampled_bytes});
     a.saved.push_back({"sampling grids (grid_sample input)", weights * 2, sampled_bytes});
     a.saved.push_back({"attention weights (softmax output)", weights, p_.autocast ? 4 : c});
@@ -800,6 +800,12 @@ class Builder {
     a.saved.push_back({"sampled values (grid_sample outputs, stacked)", tokens * d * da.samples, sampled_bytes});
     linear_inputs(a, n, 3, 1, tokens * d, sampled_bytes, "output projection input");
     output_dropout(a, n);
+    if (!deformable_note_) {
+      notes_.push_back("multi-scale deformable attention is sized for transformers' pure-PyTorch path (the default); "
+                       "the kernels-community CUDA kernel (use_kernels=True) keeps only the values, sampling locations "
+                       "and attention weights, not the Q x d x samples grid_sample outputs");
+      deformable_note_ = true;
+    }
   }
 
   // value_proj (the third matmul weight) reads the value node: the layer's own stream in an encoder, the encoder's
@@ -935,7 +941,7 @@ class Builder {
   LogitsTerms logits_;
   std::vector<std::string> notes_;
   bool lora_dropout_seen_ = false, lora_note_ = false, eager_note_ = false, ssm_note_ = false, eager_only_note_ = false,
-       gdn_note_ = false, wkv_note_ = false;
+       gdn_note_ = false, wkv_note_ = false, deformable_note_ = false;
   std::vector<bool> memory_saved_;  ///< encoder states already kept (uncast) by an earlier cross-attention
 };
 
