@@ -14,17 +14,11 @@ namespace {
 using namespace blocks;
 using graph::NodeType;
 
-/// The feature maps the backbone hands on, in the order the reference lists them, and how it was built.
-struct Backbone {
-  std::vector<Value> maps;
-  std::vector<std::int64_t> channels;
-};
-
 // DetrConvEncoder freezes a ResNet backbone's parameters whose names (relative to the backbone) contain
 // none of `trained`: timm's stem and layer1, and, for HF's ResNetBackbone, everything, since its
 // "encoder.stages.N" names never contain the "stage.N" the reference looks for. Batch norms are frozen
 // buffers already.
-void freeze_like_reference(GraphBuilder& b, const Scope& root, std::initializer_list<std::string_view> trained) {
+void freeze_like_reference(GraphBuilder& b, const Scope& root, const std::vector<std::string>& trained) {
   const std::string prefix = root.path() + ".";
   b.freeze_if([&](std::string_view name) {
     const auto at = name.find(prefix);
@@ -37,7 +31,8 @@ void freeze_like_reference(GraphBuilder& b, const Scope& root, std::initializer_
 
 // timm.create_model(backbone, features_only=True, out_indices, in_chans, output_stride): DetrConfig fills
 // backbone_kwargs with out_indices (1, 2, 3, 4), in_chans = num_channels and, with dilation, output_stride 16.
-Backbone timm_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Scope& model) {
+Backbone timm_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Scope& root,
+                       const std::vector<std::int64_t>& default_indices) {
   const std::string name = c.text({"backbone"}, "resnet50");
   resnet::TimmConfig t = resnet::timm_layout(c, "backbone", name);
   const Config kwargs = c.child("backbone_kwargs");
@@ -47,7 +42,7 @@ Backbone timm_backbone(const Config& c, GraphBuilder& b, std::int64_t image, con
   if (t.output_stride != 8 && t.output_stride != 16 && t.output_stride != 32)
     throw Error(ErrorKind::InvalidInput, fmt::format("{}: key 'output_stride'", kwargs.origin()),
                 fmt::format("timm's ResNet takes an output_stride of 8, 16 or 32, not {}", t.output_stride));
-  std::vector<std::int64_t> indices{1, 2, 3, 4};
+  std::vector<std::int64_t> indices = default_indices;
   if (const auto* v = kwargs.raw({"out_indices"})) {
     const std::string where = fmt::format("{}: key 'out_indices'", kwargs.origin());
     if (!v->is_array() || v->empty() || v->size() > 5)
@@ -65,7 +60,6 @@ Backbone timm_backbone(const Config& c, GraphBuilder& b, std::int64_t image, con
   t.last_stage = indices.back();
 
   auto pixels = b.input({t.channels, image, image}, "pixels");
-  const Scope root = model / "backbone" / "conv_encoder" / "model";
   const auto trunk = resnet::timm_trunk(b, pixels, t, root, resnet::Norm::Frozen);
   if (name.find("resnet") != std::string::npos) freeze_like_reference(b, root, {"layer2", "layer3", "layer4"});
   Backbone out;
@@ -78,7 +72,8 @@ Backbone timm_backbone(const Config& c, GraphBuilder& b, std::int64_t image, con
 
 // load_backbone(config): HF's ResNetBackbone from backbone_config (DetrConfig's default: ResNetConfig with
 // out_features ["stage4"]). Only ResNet configs are modelled.
-Backbone hf_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Scope& model) {
+Backbone hf_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Scope& root,
+                     const std::vector<std::string>& trained) {
   const Config bc = c.child("backbone_config");
   if (!c.has("backbone_config") || c.raw({"backbone_config"})->is_null()) {
     const std::string named = c.raw({"backbone"}) && c.raw({"backbone"})->is_string() ? c.text({"backbone"}) : "";
@@ -121,9 +116,8 @@ Backbone hf_backbone(const Config& c, GraphBuilder& b, std::int64_t image, const
   }
 
   auto pixels = b.input({cfg.channels, image, image}, "pixels");
-  const Scope root = model / "backbone" / "conv_encoder" / "model";
   const auto trunk = resnet::hf_trunk(b, pixels, cfg, root, resnet::Norm::Frozen);
-  freeze_like_reference(b, root, {"stage.1", "stage.2", "stage.3"});  // only ResNet gets here
+  freeze_like_reference(b, root, trained);  // only ResNet gets here
   Backbone out;
   for (auto i : indices) {
     out.maps.push_back(trunk.stages[i]);
@@ -349,6 +343,8 @@ class Transformer {
   const Layout& layout_;
 };
 
+}  // namespace
+
 // DetrMLPPredictionHead: Linear layers with ReLU between them; the box head ends in a sigmoid.
 Value mlp_head(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, std::int64_t in,
                std::int64_t hidden, std::int64_t out, std::int64_t layers, const std::string& last_activation) {
@@ -361,7 +357,13 @@ Value mlp_head(GraphBuilder& b, const Value& x, const std::string& name, const S
   return dense(b, h, name + "_Predictor", module / "layers" / (layers - 1), width, out, true, last_activation);
 }
 
-}  // namespace
+Backbone backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Scope& model,
+                  const std::vector<std::int64_t>& timm_out_indices, const BackboneLayout& layout) {
+  Scope root = model;
+  for (const auto& part : layout.path) root = root / part;
+  return c.flag({"use_timm_backbone"}, layout.timm_default) ? timm_backbone(c, b, image, root, timm_out_indices)
+                                                            : hf_backbone(c, b, image, root, layout.hf_trained);
+}
 
 Value decoder(GraphBuilder& b, const Config& c, const Value& query_pos, const Value& memory, const Scope& stack) {
   const Layout layout;
@@ -378,8 +380,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   const Scope model = detection ? Scope("model") : Scope();
   const std::int64_t image = in.image_size(kDefaultImageSize);
 
-  const Backbone bb = c.flag({"use_timm_backbone"}, true) ? timm_backbone(c, b, image, model)
-                                                          : hf_backbone(c, b, image, model);
+  const Backbone bb = backbone(c, b, image, model);
   const Value& feature_map = bb.maps.back();
   auto projected = conv2d(b, feature_map, "Input_Projection",
                           {.module = model / "input_projection", .in = bb.channels.back(), .out = d.d, .kernel = 1});

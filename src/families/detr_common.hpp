@@ -5,7 +5,9 @@
 // (or learned row/column) positions, an encoder over the H/32 x W/32 feature tokens, and a decoder whose
 // num_queries object queries attend to each other and to the encoder memory. Positions are added to
 // queries and keys only, inside every attention. Attention is eager-only in the reference.
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "families/family.hpp"
 
@@ -27,6 +29,34 @@ struct Layout {
 inline constexpr std::int64_t kDefaultImageSize = 800;
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Layout& layout);
+
+/// The feature maps the backbone hands on, in the order the reference lists them, and their channels.
+struct Backbone {
+  std::vector<graph::Value> maps;
+  std::vector<std::int64_t> channels;
+};
+
+/// Where the backbone lives under the model, and which of its parameters the reference trains.
+struct BackboneLayout {
+  std::vector<std::string> path{"backbone", "conv_encoder", "model"};  ///< DetrConvEncoder's `model`
+  bool timm_default = true;  ///< use_timm_backbone when the config does not say
+  /// HF's ResNet: parameters whose names contain none of these are frozen. DETR looks for "stage.N", which the
+  /// "encoder.stages.N" names never contain, so it freezes the whole backbone; DETA looks for "stages.N".
+  std::vector<std::string> hf_trained{"stage.1", "stage.2", "stage.3"};
+};
+
+/// DETR's convolutional backbone under `model` (DetrConvEncoder's by default), on a square `image`: timm's ResNet
+/// by name (use_timm_backbone; `timm_out_indices` when backbone_kwargs names none, and only stages 2-4 trained) or
+/// HF's ResNetBackbone from backbone_config, with frozen batch norm. Deformable DETR and DETA share it.
+Backbone backbone(const Config& c, graph::GraphBuilder& b, std::int64_t image, const graph::Scope& model,
+                  const std::vector<std::int64_t>& timm_out_indices = {1, 2, 3, 4},
+                  const BackboneLayout& layout = {});
+
+/// DetrMLPPredictionHead under `module`.layers.N: `layers` Linear layers with ReLU between them, the last one
+/// ending in `last_activation` (the box head's sigmoid).
+graph::Value mlp_head(graph::GraphBuilder& b, const graph::Value& x, const std::string& name,
+                      const graph::Scope& module, std::int64_t in, std::int64_t hidden, std::int64_t out,
+                      std::int64_t layers, const std::string& last_activation);
 
 /// DETR's decoder alone (DetrDecoder: post-norm layers, then `layernorm`) under `stack`, with the dimensions of the
 /// DETR config `c`: the queries start at their positions `query_pos` [num_queries, d_model] and attend to `memory`

@@ -48,8 +48,10 @@ enum class NodeType {
   // Appended for the linear-attention hybrids (Qwen3-Next, Qwen3.5):
   GatedDeltaNet,  ///< gated delta-rule linear attention: projections, causal conv1d over q/k/v, chunked recurrence
   RecurrentMixer,  ///< a token mixer that scans the sequence with a fixed-size state (RecurrentAttrs::cell says which)
+  // Appended for the deformable-attention detectors (Deformable DETR and its relatives):
+  DeformableAttention,  ///< multi-scale deformable attention: a few learned sampling points per level and head
 };
-inline constexpr int kNodeTypeCount = 29;
+inline constexpr int kNodeTypeCount = 30;
 
 /// NodeType::GroupedQueryAttention -> "Grouped-Query Attention"
 std::string_view node_type_name(NodeType t);
@@ -173,6 +175,29 @@ struct RecurrentAttrs {
   bool token_shift = false;  ///< as FeedForwardAttrs::token_shift (RWKV's time mix)
 };
 
+/// Multi-scale deformable attention (Deformable DETR, Zhu et al. 2021; transformers'
+/// MultiScaleDeformableAttention): every query predicts, per head, `levels` x `points` sampling offsets
+/// (sampling_offsets) around its reference point and a softmax weight for each (attention_weights); the value
+/// (value_proj of `value_len` tokens, the feature maps of all levels flattened) is sampled there bilinearly
+/// (grid_sample) and the weighted samples summed; output_proj maps the heads back. No [queries, value_len]
+/// score matrix exists. Tensors are declared in the reference's order: sampling_offsets, attention_weights,
+/// value_proj, output_proj, so the value projection is the third matmul weight.
+struct DeformableAttrs {
+  std::int64_t heads = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t levels = 0;
+  std::int64_t points = 0;     ///< sampling points per level and head (the largest where levels differ)
+  std::int64_t samples = 0;    ///< sampling points per query and head over all levels (levels x points when uniform)
+  std::int64_t queries = 0;
+  std::int64_t value_len = 0;  ///< sum of H x W over the levels
+  /// The node whose output the value projection reads (the encoder memory); -1: the node's first input (the
+  /// encoder's self-attention, where queries and values are the same tokens).
+  int value_input = -1;
+  /// 2: reference points (x, y), the offsets divided by each level's size; 4: reference boxes (cx, cy, w, h),
+  /// the offsets scaled by half the box size over the points (box-refining and two-stage decoders).
+  int reference_coords = 2;
+};
+
 /// What a convolution or pooling node slides over its [C, H, W] input.
 struct SpatialAttrs {
   std::int64_t kernel_h = 1;
@@ -253,6 +278,7 @@ struct Node {
   std::optional<StateSpaceAttrs> ssm;          ///< set on StateSpaceMixer nodes
   std::optional<LinearAttentionAttrs> linear_attention;  ///< set on GatedDeltaNet nodes
   std::optional<RecurrentAttrs> recurrent;               ///< set on RecurrentMixer nodes
+  std::optional<DeformableAttrs> deformable;             ///< set on DeformableAttention nodes
   std::optional<SpatialAttrs> spatial;  ///< Conv2d and Pool nodes
   std::string activation;  ///< for nodes that apply one (pooler tanh, head transform gelu)
   double dropout = 0.0;    ///< dropout on this node's output in train mode (a saved mask)

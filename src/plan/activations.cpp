@@ -363,6 +363,10 @@ class Builder {
         recurrent_mixer(a, n, tokens, d_in, in_bytes);
         out = c;
         break;
+      case NodeType::DeformableAttention:
+        deformable_attention(a, n, tokens, d_in, in_bytes);
+        out = c;
+        break;
       case NodeType::RelativePositionBias:
         // An embedding lookup of one bucket index per (query, key) pair; its [heads, q, k]
         // output is added to the scores, which keeps nothing.
@@ -776,6 +780,65 @@ class Builder {
     output_dropout(a, n);
   }
 
+  // Multi-scale deformable attention (graph::DeformableAttrs) as transformers 5.24 trains it without the custom
+  // kernel: the pure-PyTorch MultiScaleDeformableAttention.forward in models/deformable_detr/modeling_deformable_detr.py
+  // (the kernels-community kernel is CUDA-only and opt-in). Per module, with Q queries, V value tokens, d = heads x
+  // head_dim and S = levels x points samples per query and head:
+  // - sampling_offsets and attention_weights both read the queries (plus positions): one input kept by both;
+  // - value_proj keeps its input (the encoder states: once for the whole decoder when they are not cast);
+  // - grid_sample keeps the projected values, split by level and reshaped to [heads x head_dim, H, W], and its
+  //   sampling grid (2 x sampling_locations - 1, per level): V x d and Q x heads x S x 2. The offsets and reference
+  //   points themselves are not kept: dividing by the level sizes and adding the reference points need no operand
+  //   for the offsets' gradient;
+  // - softmax keeps its output, Q x heads x S, and the product with the samples keeps a transposed copy of it and
+  //   the stacked grid_sample outputs, Q x d x S (the per-level outputs are not kept: stack's backward slices);
+  // - output_proj keeps its input, Q x d.
+  // At batch 1 the reshapes are views and the weights' copy does not exist; from batch 2 on they copy, which is what
+  // is counted (the total is the same for the values and the grids either way). Checked with saved_tensors_hooks on
+  // CPU (torch 2.13, fp32, batch 2): exact but for the bool padding mask masked_fill keeps (V bytes) and the [levels,
+  // 2] level sizes (docs/deformable-detection.md). Under autocast softmax runs in fp32 and grid_sampler is a promote
+  // op (the fp32 reference points make the grid fp32), so the values, the grids, the samples and both weight tensors
+  // are fp32; output_proj keeps a bf16 cast.
+  void deformable_attention(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
+    const auto& da = *n.deformable;
+    const int c = p_.compute;
+    const int sampled_bytes = p_.autocast ? 4 : c;
+    const std::int64_t d = da.heads * da.head_dim;
+    const std::int64_t weights = tokens * da.heads * da.samples;
+    linear_inputs(a, n, 0, 2, tokens * d_in, in_bytes, "sampling offsets' and attention weights' input (queries)");
+    value_projection_input(a, n, da);
+    lora_bottlenecks(a, n, tokens);
+    const std::int64_t per_query = da.queries > 0 ? tokens / da.queries : 1;  // 1 unless the graph batches inside
+    a.saved.push_back({"projected values, per level (grid_sample input)", per_query * da.value_len * d,
+                       sampled_bytes});
+    a.saved.push_back({"sampling grids (grid_sample input)", weights * 2, sampled_bytes});
+    a.saved.push_back({"attention weights (softmax output)", weights, p_.autocast ? 4 : c});
+    a.saved.push_back({"attention weights, transposed copy (for the weighted sum)", weights, sampled_bytes});
+    a.saved.push_back({"sampled values (grid_sample outputs, stacked)", tokens * d * da.samples, sampled_bytes});
+    linear_inputs(a, n, 3, 1, tokens * d, sampled_bytes, "output projection input");
+    output_dropout(a, n);
+    if (!deformable_note_) {
+      notes_.push_back("multi-scale deformable attention is sized for transformers' pure-PyTorch path (the default); "
+                       "the kernels-community CUDA kernel (use_kernels=True) keeps only the values, sampling locations "
+                       "and attention weights, not the Q x d x samples grid_sample outputs");
+      deformable_note_ = true;
+    }
+  }
+
+  // value_proj (the third matmul weight) reads the value node: the layer's own stream in an encoder, the encoder's
+  // output in a decoder, kept once for all the layers that read it unless autocast casts it again for each.
+  void value_projection_input(NodeActivations& a, const Node& n, const graph::DeformableAttrs& da) {
+    const auto& memory = g_.nodes[static_cast<std::size_t>(da.value_input)];
+    const int memory_bytes = out_bytes_[static_cast<std::size_t>(memory.index)];
+    const std::int64_t elements = da.value_len * (memory.out.empty() ? 0 : memory.out.back());
+    const bool cast = p_.autocast && memory_bytes > 2;
+    if (memory_saved_.size() != g_.nodes.size()) memory_saved_.assign(g_.nodes.size(), false);
+    const bool shared = !cast && memory_saved_[static_cast<std::size_t>(memory.index)];
+    const std::size_t before = a.saved.size();
+    linear_inputs(a, n, 2, 1, elements, memory_bytes, "value projection input", shared);
+    if (!cast && a.saved.size() > before) memory_saved_[static_cast<std::size_t>(memory.index)] = true;
+  }
+
   // A recurrent mixer (graph::RecurrentAttrs) as transformers 5.24 trains it; each cell's terms are listed with it.
   void recurrent_mixer(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
     const auto& r = *n.recurrent;
@@ -894,7 +957,7 @@ class Builder {
   LogitsTerms logits_;
   std::vector<std::string> notes_;
   bool lora_dropout_seen_ = false, lora_note_ = false, eager_note_ = false, ssm_note_ = false, eager_only_note_ = false,
-       gdn_note_ = false, wkv_note_ = false;
+       gdn_note_ = false, wkv_note_ = false, deformable_note_ = false;
   std::vector<bool> memory_saved_;  ///< encoder states already kept (uncast) by an earlier cross-attention
 };
 

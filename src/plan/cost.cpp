@@ -37,9 +37,11 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
     for (auto d : in) in_elems *= static_cast<double>(d);
     for (auto d : n.out) out_elems *= static_cast<double>(d);
     c.activation_bytes = (in_elems + out_elems) * act;
+    std::size_t matmul_index = 0;
     for (int t : n.tensors) {
       const auto& spec = g.tensors[static_cast<std::size_t>(t)];
       const auto& r = roles[static_cast<std::size_t>(t)];
+      const std::size_t matmul = r.matmul ? matmul_index++ : matmul_index;
       if (!r.matmul) {
         if (spec.saved())
           c.weight_bytes += static_cast<double>(spec.scalars()) * (full ? precision.parameter_bytes : 2.0);
@@ -54,6 +56,10 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
         positions = static_cast<double>(n.out[1] * n.out[2]);
       else if (spec.shape.size() >= 3 && !n.moe)
         positions = static_cast<double>(tokens_of(n.out));
+      // Deformable attention's value projection (its third matmul weight) runs over the value tokens, not the queries.
+      if (n.deformable && matmul == 2)
+        positions *= static_cast<double>(n.deformable->value_len) /
+                     static_cast<double>(std::max<std::int64_t>(n.deformable->queries, 1));
       // A routed expert's weights see top_k / experts of the tokens on average (every token when the
       // reference dispatches densely).
       if (n.moe && n.moe->experts > 0 &&
@@ -120,6 +126,20 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
       }
       c.flops_forward += core;
       c.flops_backward += 2.0 * core;
+    }
+    if (n.deformable) {
+      // The sampling itself (the four projections are matmul weights, counted above), as the pure-PyTorch
+      // MultiScaleDeformableAttention computes it: per query, head, sample and channel a bilinear interpolation
+      // (four corners: 4 multiply-adds, 8 FLOPs) and its share of the weighted sum (2 FLOPs); the softmax and the
+      // sampling locations are per sample, not per channel, and left out. Backward: grid_sample's gradients for
+      // the values (scattered to the four corners) and for the grid, and both operands of the product: twice that.
+      const auto& da = *n.deformable;
+      const double core = 10.0 * tokens * static_cast<double>(da.heads * da.head_dim * da.samples);
+      c.flops_forward += core;
+      c.flops_backward += 2.0 * core;
+      // Memory traffic: the values are read and the samples written and read again.
+      c.activation_bytes += static_cast<double>(da.heads * da.head_dim) *
+                            (static_cast<double>(da.value_len) + 2.0 * tokens * static_cast<double>(da.samples)) * act;
     }
     if (s.grad_checkpointing && n.block >= 0) c.flops_backward += c.flops_forward;  // recomputation
     if (!recorded[static_cast<std::size_t>(n.index)]) c.flops_backward = 0;  // upstream of every trained weight

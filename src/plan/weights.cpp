@@ -18,6 +18,7 @@ bool uses_matmul(NodeType t) {
     case NodeType::StateSpaceMixer:
     case NodeType::GatedDeltaNet:
     case NodeType::RecurrentMixer:
+    case NodeType::DeformableAttention:
     case NodeType::Linear:
     case NodeType::Pooler:
     case NodeType::Classifier:

@@ -82,6 +82,9 @@ std::string attributes(const Node& n) {
   if (n.recurrent)
     parts.push_back(fmt::format("{} · {} wide · {} heads · state {}", graph::recurrent_cell_name(n.recurrent->cell),
                                 n.recurrent->width, n.recurrent->heads, n.recurrent->state));
+  if (n.deformable)
+    parts.push_back(fmt::format("{} heads · {} levels × {} points · {} values", n.deformable->heads,
+                                n.deformable->levels, n.deformable->points, n.deformable->value_len));
   if (n.spatial) {
     const auto& s = *n.spatial;
     parts.push_back(fmt::format("{}×{} /{}", s.kernel_h, s.kernel_w, s.stride));
