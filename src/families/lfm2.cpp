@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace neurarch::families::decoder {
 namespace {
