@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/json_depth.hpp"
@@ -87,15 +88,16 @@ Config Config::parse(std::string_view text, std::string origin) {
   return Config(std::move(parsed), std::move(origin));
 }
 
-Config::Config(nlohmann::json object, std::string origin) : json_(std::move(object)), origin_(std::move(origin)) {
-  if (!json_.is_object())
-    throw Error(ErrorKind::InvalidInput, origin_, fmt::format("config must be a JSON object, found {}", json_.type_name()));
+Config::Config(nlohmann::json object, std::string origin)
+    : json_(std::make_shared<const nlohmann::json>(std::move(object))), origin_(std::move(origin)) {
+  if (!json_->is_object())
+    throw Error(ErrorKind::InvalidInput, origin_, fmt::format("config must be a JSON object, found {}", json_->type_name()));
 }
 
 const nlohmann::json* Config::find(Keys keys, std::string& found_key) const {
   for (auto key : keys) {
-    auto it = json_.find(key);
-    if (it != json_.end() && !it->is_null()) {
+    auto it = json_->find(key);
+    if (it != json_->end() && !it->is_null()) {
       found_key = key;
       return &*it;
     }
@@ -118,8 +120,8 @@ void Config::record(std::string_view key, const nlohmann::json& value, bool from
 }
 
 bool Config::has(std::string_view key) const {
-  auto it = json_.find(key);
-  const bool present = it != json_.end() && !it->is_null();
+  auto it = json_->find(key);
+  const bool present = it != json_->end() && !it->is_null();
   record(key, present ? *it : nlohmann::json(nullptr), present);
   return present;
 }
@@ -143,8 +145,8 @@ Config Config::sub(nlohmann::json object, std::string_view key, bool from_file) 
 Config Config::child(std::string_view key) const { return child(key, nlohmann::json::object()); }
 
 Config Config::child(std::string_view key, nlohmann::json defaults) const {
-  auto it = json_.find(key);
-  if (it == json_.end() || it->is_null()) {
+  auto it = json_->find(key);
+  if (it == json_->end() || it->is_null()) {
     if (!defaults.is_object())
       throw std::logic_error(where(key) + ": a sub-config's defaults must be an object");
     return sub(std::move(defaults), key, false);
@@ -234,13 +236,13 @@ std::string Config::text(Keys keys, std::optional<std::string> fallback) const {
 }
 
 std::string Config::model_type() const {
-  auto it = json_.find("model_type");
-  return it != json_.end() && it->is_string() ? it->get<std::string>() : std::string();
+  auto it = json_->find("model_type");
+  return it != json_->end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 std::string Config::first_architecture() const {
-  auto it = json_.find("architectures");
-  if (it == json_.end() || !it->is_array() || it->empty() || !(*it)[0].is_string()) return {};
+  auto it = json_->find("architectures");
+  if (it == json_->end() || !it->is_array() || it->empty() || !(*it)[0].is_string()) return {};
   return (*it)[0].get<std::string>();
 }
 

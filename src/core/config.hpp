@@ -10,7 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+// Only the forward declarations: every family includes this header, and the whole JSON library costs
+// each file about a second of template instantiation even precompiled (g++ 12 -ftime-report).
+#include <nlohmann/json_fwd.hpp>
 
 namespace neurarch {
 
@@ -56,7 +58,7 @@ class Config {
   Config child(std::string_view key, nlohmann::json defaults) const;
 
   const std::string& origin() const { return origin_; }
-  const nlohmann::json& json() const { return json_; }
+  const nlohmann::json& json() const { return *json_; }
   /// Every key read so far, through this config or any config made from it by child().
   const std::vector<ConfigRead>& reads() const { return *reads_; }
   /// model_type, "" when absent.
@@ -70,7 +72,7 @@ class Config {
   void record(std::string_view key, const nlohmann::json& value, bool from_file) const;
   Config sub(nlohmann::json object, std::string_view key, bool from_file) const;
 
-  nlohmann::json json_;
+  std::shared_ptr<const nlohmann::json> json_;  ///< never null; shared by copies (read-only)
   std::string origin_;
   // Shared with the children, so the parent's log holds every read of the whole config.
   std::shared_ptr<std::vector<ConfigRead>> reads_ = std::make_shared<std::vector<ConfigRead>>();

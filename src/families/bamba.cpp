@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/hybrid_common.hpp"
 #include "families/llama_common.hpp"
 

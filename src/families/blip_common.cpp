@@ -4,6 +4,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "blocks/seq2seq.hpp"
 #include "core/error.hpp"

@@ -1,6 +1,7 @@
 #include "families/colvision_common.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "families/multimodal_common.hpp"

@@ -1,6 +1,7 @@
 #include "families/config_lists.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/limits.hpp"

@@ -1,6 +1,7 @@
 #include "families/conformer_common.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "blocks/conv.hpp"
 #include "core/error.hpp"

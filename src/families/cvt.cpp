@@ -6,6 +6,8 @@
 // only. The classifier normalises the last stage's CLS token (or the mean of its tokens) with a LayerNorm.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "families/config_lists.hpp"
 #include "families/family.hpp"

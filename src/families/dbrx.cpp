@@ -5,6 +5,8 @@
 // d_model / n_heads. Every ffn is a mixture of experts: router.layer [moe_num_experts, d_model]
 // and the experts' GLU as three bare parameters experts.mlp.{w1, v1, w2}, each [moe_num_experts x
 // ffn_hidden_size, d_model]. Attention and FFN settings sit in the nested attn_config / ffn_config.
+#include <nlohmann/json.hpp>
+
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {

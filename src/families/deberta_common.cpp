@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace neurarch::families::deberta {
 namespace {

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/upsample.hpp"
 #include "core/error.hpp"
 #include "families/config_lists.hpp"

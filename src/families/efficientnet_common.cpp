@@ -4,6 +4,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "blocks/squeeze_excite.hpp"
 #include "core/error.hpp"

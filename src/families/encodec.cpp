@@ -19,6 +19,7 @@
 #include <numeric>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "blocks/conv.hpp"
 #include "blocks/group_norm.hpp"

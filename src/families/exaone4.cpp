@@ -6,6 +6,8 @@
 // always global (the config's documented reading; 5.24.0 itself only reads layer_types from such files).
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "families/llama_common.hpp"
 

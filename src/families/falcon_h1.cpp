@@ -6,6 +6,8 @@
 // mlp_multipliers, lm_head) scale activations and are not parameters; mup_vector is a non-persistent buffer.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/hybrid_common.hpp"
 #include "families/llama_common.hpp"
 

@@ -16,6 +16,7 @@
 #include "families/fastspeech2_conformer.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "blocks/conv.hpp"
 #include "core/error.hpp"

@@ -11,6 +11,8 @@
 // seg_embed [2, heads, d_head].
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/family.hpp"
 #include "families/shared_parameters.hpp"
 

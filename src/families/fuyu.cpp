@@ -6,6 +6,8 @@
 // from its own top-level keys. The image is --image-size square, else image_size (300): (S / patch)^2 tiles.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/clip_common.hpp"
 #include "families/multimodal_common.hpp"
 

@@ -15,6 +15,7 @@
 #include "families/gemma3n_text.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "blocks/moe.hpp"
 #include "core/error.hpp"

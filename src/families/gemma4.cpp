@@ -9,6 +9,8 @@
 // The config classes are fixed (Gemma4VisionConfig, Gemma4AudioConfig), whatever model_type the sub-configs state.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "families/gemma4_towers.hpp"
 #include "families/multimodal_common.hpp"

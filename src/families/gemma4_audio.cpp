@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/conv.hpp"
 #include "core/error.hpp"
 #include "families/gemma4_towers.hpp"

@@ -12,6 +12,8 @@
 // use_bidirectional_attention "all" drops the causal mask and halves the window (w // 2 + 1).
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "families/gemma3n_text.hpp"
 

@@ -8,6 +8,8 @@
 // reads every position; its weight is tied to the word embeddings only when tie_word_embeddings (default False).
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/bert_common.hpp"
 #include "families/clip_common.hpp"
 

@@ -5,6 +5,8 @@
 // intermediate_size null -> 4 * hidden. Embeddings tied by default.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {

@@ -8,6 +8,8 @@
 // experts apply a clamped SwiGLU (alpha 1.702, limit 7) whatever hidden_act says. RoPE is YaRN.
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {

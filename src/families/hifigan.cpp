@@ -1,6 +1,7 @@
 #include "families/hifigan.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "blocks/conv.hpp"
 #include "blocks/upsample.hpp"

@@ -1,5 +1,7 @@
 #include "families/hybrid_common.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace neurarch::families::hybrid {
 
 blocks::MambaMixerSpec mamba2_mixer(const Config& c, std::int64_t hidden, const Mamba2Defaults& d) {

@@ -7,6 +7,8 @@
 // Norms: input_layernorm, pre_ff_layernorm, final_layernorm.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/ssm.hpp"
 #include "families/moe_common.hpp"
 

@@ -10,6 +10,8 @@
 // buffers are not persistent.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "families/config_lists.hpp"
 #include "families/family.hpp"

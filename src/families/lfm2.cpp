@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/lfm2.hpp"
 
 namespace neurarch::families {

@@ -11,6 +11,8 @@
 // k, a norm without weights. chunked_attention layers attend within attention_chunk_size blocks.
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "families/clip_common.hpp"
 #include "families/family.hpp"
 

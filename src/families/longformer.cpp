@@ -7,6 +7,8 @@
 // cross-attention, no SDPA path, position_embedding_type is not read.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/bert_common.hpp"
 #include "families/config_lists.hpp"
 #include "families/sliding_window.hpp"

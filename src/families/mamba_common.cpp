@@ -1,6 +1,7 @@
 #include "families/mamba_common.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace neurarch::families::mamba {
 

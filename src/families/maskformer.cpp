@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/group_norm.hpp"
 #include "blocks/upsample.hpp"
 #include "core/error.hpp"

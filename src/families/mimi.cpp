@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/conv.hpp"
 #include "core/error.hpp"
 #include "families/config_lists.hpp"

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/recurrent.hpp"
 #include "families/mixtral.hpp"
 

@@ -6,6 +6,8 @@
 // classification runs `head` on every position, then `classifier`, and keeps the last non-pad token.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/llama_common.hpp"
 #include "families/modernbert.hpp"
 

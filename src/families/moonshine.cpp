@@ -10,6 +10,8 @@
 // defaults to one second (--seq sets the samples; --target-seq the decoder's tokens).
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/conv.hpp"
 #include "blocks/seq2seq.hpp"
 #include "families/wav2vec2_common.hpp"

@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "blocks/seq2seq.hpp"
 #include "core/error.hpp"

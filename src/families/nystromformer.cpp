@@ -6,6 +6,8 @@
 // 2; no pooler, no cross-attention; YOSO-style heads, QA forced to 2 labels.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {

@@ -8,6 +8,7 @@
 // the 224-px So400m tower without its probe head and the 2B Gemma; a partial sub-config falls back on its
 // own class's defaults, not on those.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "families/clip_common.hpp"

@@ -7,6 +7,8 @@
 // stage; the classifier takes a final single-group GroupNorm (`norm`) and the spatial mean.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/group_norm.hpp"
 #include "core/error.hpp"
 #include "families/config_lists.hpp"

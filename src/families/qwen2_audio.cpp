@@ -5,6 +5,7 @@
 // `language_model.model.*`, `language_model.lm_head`). 30 s of audio write 750 features, which replace the
 // prompt's audio tokens.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "families/multimodal_common.hpp"

@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/recurrent.hpp"
 #include "families/llama_common.hpp"
 

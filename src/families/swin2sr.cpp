@@ -11,6 +11,8 @@
 // upsampling of the image) is refused.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/upsample.hpp"
 #include "core/error.hpp"
 #include "families/config_lists.hpp"

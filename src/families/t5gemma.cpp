@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/seq2seq.hpp"
 #include "families/clip_common.hpp"
 #include "families/family.hpp"

@@ -6,6 +6,8 @@
 // num_aggregation_labels > 0 classifies the pooled output into an aggregation operator.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {

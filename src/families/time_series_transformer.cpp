@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/seq2seq.hpp"
 #include "core/error.hpp"
 #include "families/time_series_common.hpp"

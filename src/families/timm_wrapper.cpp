@@ -2,6 +2,8 @@
 // 4.57.6): a timm model created by name from `architecture`, saved under timm's own names (no prefix). The base
 // model has no classifier (num_classes=0) and pools (do_pooling); the classification class keeps timm's `fc`
 // with one row per label (label_names, else num_classes).
+#include <nlohmann/json.hpp>
+
 #include "families/timm_resnet.hpp"
 
 namespace neurarch::families {

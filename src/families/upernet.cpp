@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/upsample.hpp"
 #include "core/error.hpp"
 #include "families/backbone_stages.hpp"

@@ -8,6 +8,8 @@
 // the classifier reads the CLS token.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/group_norm.hpp"
 #include "core/error.hpp"
 #include "families/bit_common.hpp"

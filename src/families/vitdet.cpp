@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "families/convnext_common.hpp"
 #include "families/family.hpp"

@@ -6,6 +6,8 @@
 // (`language_model.model.*`, `language_model.lm_head`). 30 s of audio write 375 features into the prompt.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "families/multimodal_common.hpp"
 #include "families/voxtral_encoder.hpp"

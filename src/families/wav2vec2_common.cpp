@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "blocks/conv.hpp"
 #include "blocks/seq2seq.hpp"

@@ -17,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/conv.hpp"
 #include "blocks/upsample.hpp"
 #include "core/error.hpp"

@@ -6,6 +6,8 @@
 // output.LayerNorm in front of their sublayers and adds encoder.LayerNorm.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/family.hpp"
 
 namespace neurarch::families {

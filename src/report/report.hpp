@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "checkpoint/compare.hpp"
 #include "core/config.hpp"
 #include "graph/graph.hpp"

@@ -1,6 +1,8 @@
 // Apertus: every ground-truth class, and the xIELU activation's learnable and constant tensors.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 

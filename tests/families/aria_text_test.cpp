@@ -1,6 +1,8 @@
 // Aria's text model: every ground-truth class, and the split between routed and shared experts.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 

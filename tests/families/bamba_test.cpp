@@ -1,6 +1,8 @@
 // Bamba: every ground-truth class, and attention on the listed layers only.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 

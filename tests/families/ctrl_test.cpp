@@ -1,6 +1,8 @@
 // CTRL: every ground-truth class, and its fixed sinusoidal table that owns no tensor but bounds the length.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 

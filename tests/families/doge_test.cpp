@@ -1,6 +1,8 @@
 // Doge: every ground-truth class, and the cross-domain MoE (is_moe) with its product-key router.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 

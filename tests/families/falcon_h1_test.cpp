@@ -1,6 +1,8 @@
 // Falcon-H1: every ground-truth class, and attention beside a Mamba-2 mixer in every layer.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 

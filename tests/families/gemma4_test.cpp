@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "model/build.hpp"

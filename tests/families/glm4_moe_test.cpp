@@ -2,6 +2,8 @@
 
 // GLM-4.5 MoE: every ground-truth class, GLM-4.5-Air's published size, and the verifier on the class
 // defaults' truncated head width.
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "unit/lint_test_support.hpp"

@@ -2,6 +2,8 @@
 // makes of its bare expert parameters, their biases and its eager-only attention with sinks.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "plan/memory.hpp"

@@ -2,6 +2,8 @@
 // the experts when shared_intermediate_size > 0.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 

@@ -1,6 +1,8 @@
 // Jamba: every ground-truth class, and the interleaving of attention / Mamba and MoE / dense layers.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "unit/lint_test_support.hpp"

@@ -2,6 +2,8 @@
 // of short-convolution and attention layers with its published size.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "plan/memory.hpp"

@@ -2,6 +2,8 @@
 // active parameters, interleaved dense / MoE layers, no-RoPE layers and the dense expert dispatch.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 #include "plan/cost.hpp"

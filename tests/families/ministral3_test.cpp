@@ -2,6 +2,8 @@
 // by the fixtures in tests/data/reference (tests/groundtruth_test.cpp).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 

@@ -2,6 +2,8 @@
 // (tests/groundtruth_test.cpp).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 

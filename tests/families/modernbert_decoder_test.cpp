@@ -1,6 +1,8 @@
 // ModernBERT decoder: every ground-truth class, and the per-layer windows when layer_types is absent.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 

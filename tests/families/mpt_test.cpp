@@ -2,6 +2,8 @@
 // the attn_config dropouts.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 

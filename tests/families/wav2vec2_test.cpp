@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/conv.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"

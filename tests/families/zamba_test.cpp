@@ -1,6 +1,8 @@
 // Zamba: every ground-truth class, and the one shared transformer block reused at every hybrid layer.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config.hpp"
 #include "model/build.hpp"
 

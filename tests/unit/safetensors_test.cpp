@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 
