@@ -10,6 +10,8 @@
 // Llama, `patcher`, scores each byte's entropy to place the patch boundaries.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/seq2seq.hpp"
 #include "families/decoder_layer.hpp"
 

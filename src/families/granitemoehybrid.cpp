@@ -7,6 +7,8 @@
 // positions at all; the published "nope" likewise).
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "families/granite.hpp"
 #include "families/hybrid_common.hpp"
 

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "families/hunyuan_v1_dense.hpp"
 #include "families/moe_common.hpp"

@@ -10,6 +10,8 @@
 // (the shared ground truth's) has none.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/seq2seq.hpp"
 #include "core/error.hpp"
 #include "families/t5_common.hpp"

@@ -12,6 +12,8 @@
 // --seq sets the mel frames (default: one second of the feature extractor's 24 kHz audio at hop 256, 94 frames).
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/blocks.hpp"
 #include "blocks/conv.hpp"
 #include "blocks/upsample.hpp"

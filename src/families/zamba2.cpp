@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "blocks/ssm.hpp"
 #include "families/family.hpp"
 
