@@ -1,5 +1,6 @@
 #include "core/config.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -107,16 +108,29 @@ const nlohmann::json* Config::find(Keys keys, std::string& found_key) const {
 
 std::string Config::where(std::string_view key) const { return fmt::format("{}: key '{}'", origin_, key); }
 
-void Config::record(std::string_view key, const nlohmann::json& value, bool from_file) const {
+void Config::record(std::string_view key, const nlohmann::json& value, bool from_file, Keys aliases) const {
   const std::string path = prefix_ + std::string(key);
   from_file = from_file && from_file_;
+  ConfigRead* read = nullptr;
   for (auto& r : *reads_) {
     if (r.key != path) continue;
     // An absence seen by has()/raw() gives way to the default a later typed read applies.
-    if (!r.from_file && r.value == "null") r = {path, value.dump(), from_file};
-    return;
+    if (!r.from_file && r.value == "null") {
+      r.value = value.dump();
+      r.from_file = from_file;
+    }
+    read = &r;
+    break;
   }
-  reads_->push_back({path, value.dump(), from_file});
+  if (!read) {
+    reads_->push_back({path, value.dump(), from_file, {path}});
+    read = &reads_->back();
+  }
+  for (auto alias : aliases) {
+    std::string spelled = prefix_ + std::string(alias);
+    if (std::find(read->aliases.begin(), read->aliases.end(), spelled) == read->aliases.end())
+      read->aliases.push_back(std::move(spelled));
+  }
 }
 
 bool Config::has(std::string_view key) const {
@@ -129,8 +143,8 @@ bool Config::has(std::string_view key) const {
 const nlohmann::json* Config::raw(Keys keys) const {
   std::string key;
   const auto* v = find(keys, key);
-  if (v) record(key, *v, true);
-  else record(first_key(keys), nullptr, false);
+  if (v) record(key, *v, true, keys);
+  else record(first_key(keys), nullptr, false, keys);
   return v;
 }
 
@@ -162,7 +176,7 @@ std::int64_t Config::integer(Keys keys, std::optional<std::int64_t> fallback) co
   const auto* v = find(keys, key);
   if (!v) {
     if (!fallback) throw Error(ErrorKind::InvalidInput, where(first_key(keys)), "missing required key");
-    record(first_key(keys), *fallback, false);
+    record(first_key(keys), *fallback, false, keys);
     return *fallback;
   }
   // Configs written by hand sometimes hold 768.0; accept integral floats, refuse 768.5.
@@ -170,14 +184,14 @@ std::int64_t Config::integer(Keys keys, std::optional<std::int64_t> fallback) co
     double d = v->get<double>();
     if (d != static_cast<double>(static_cast<std::int64_t>(d)) || d > 9.0e18 || d < -9.0e18)
       throw Error(ErrorKind::InvalidInput, where(key), fmt::format("expected an integer, found {}", v->dump()));
-    record(key, *v, true);
+    record(key, *v, true, keys);
     return static_cast<std::int64_t>(d);
   }
   if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
     throw Error(ErrorKind::InvalidInput, where(key), fmt::format("value {} is out of range", v->dump()));
   if (!v->is_number_integer())
     throw Error(ErrorKind::InvalidInput, where(key), fmt::format("expected an integer, found {}", v->dump()));
-  record(key, *v, true);
+  record(key, *v, true, keys);
   return v->get<std::int64_t>();
 }
 
@@ -198,12 +212,12 @@ double Config::number(Keys keys, std::optional<double> fallback) const {
   const auto* v = find(keys, key);
   if (!v) {
     if (!fallback) throw Error(ErrorKind::InvalidInput, where(first_key(keys)), "missing required key");
-    record(first_key(keys), *fallback, false);
+    record(first_key(keys), *fallback, false, keys);
     return *fallback;
   }
   if (!v->is_number())
     throw Error(ErrorKind::InvalidInput, where(key), fmt::format("expected a number, found {}", v->dump()));
-  record(key, *v, true);
+  record(key, *v, true, keys);
   return v->get<double>();
 }
 
@@ -212,12 +226,12 @@ bool Config::flag(Keys keys, std::optional<bool> fallback) const {
   const auto* v = find(keys, key);
   if (!v) {
     if (!fallback) throw Error(ErrorKind::InvalidInput, where(first_key(keys)), "missing required key");
-    record(first_key(keys), *fallback, false);
+    record(first_key(keys), *fallback, false, keys);
     return *fallback;
   }
   if (!v->is_boolean())
     throw Error(ErrorKind::InvalidInput, where(key), fmt::format("expected true or false, found {}", v->dump()));
-  record(key, *v, true);
+  record(key, *v, true, keys);
   return v->get<bool>();
 }
 
@@ -226,12 +240,12 @@ std::string Config::text(Keys keys, std::optional<std::string> fallback) const {
   const auto* v = find(keys, key);
   if (!v) {
     if (!fallback) throw Error(ErrorKind::InvalidInput, where(first_key(keys)), "missing required key");
-    record(first_key(keys), *fallback, false);
+    record(first_key(keys), *fallback, false, keys);
     return *fallback;
   }
   if (!v->is_string())
     throw Error(ErrorKind::InvalidInput, where(key), fmt::format("expected a string, found {}", v->dump()));
-  record(key, *v, true);
+  record(key, *v, true, keys);
   return v->get<std::string>();
 }
 

@@ -21,6 +21,9 @@ struct ConfigRead {
   std::string key;
   std::string value;  ///< JSON text of the value used
   bool from_file = false;
+  /// Every spelling the family accepted for this value (its alias list, `key` among them), as transformers'
+  /// attribute_map lets GPT-2's n_embd answer to hidden_size: how the verifier finds the key behind a quantity.
+  std::vector<std::string> aliases;
 };
 
 /// Python's json module writes NaN, Infinity and -Infinity, which JSON does not allow. Rewrites
@@ -69,7 +72,7 @@ class Config {
  private:
   const nlohmann::json* find(Keys keys, std::string& found_key) const;
   std::string where(std::string_view key) const;
-  void record(std::string_view key, const nlohmann::json& value, bool from_file) const;
+  void record(std::string_view key, const nlohmann::json& value, bool from_file, Keys aliases = {}) const;
   Config sub(nlohmann::json object, std::string_view key, bool from_file) const;
 
   std::shared_ptr<const nlohmann::json> json_;  ///< never null; shared by copies (read-only)

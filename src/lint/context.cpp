@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "lint/facts.hpp"
+
 namespace neurarch::lint {
 
 using graph::Node;
@@ -85,21 +87,28 @@ const ConfigRead* Context::read(std::string_view key) const {
   return nullptr;
 }
 
-std::string Context::key_for(const KeyList& aliases) const {
+const ConfigRead* Context::attribute_read(std::string_view attribute) const {
+  const auto& other = facts::spellings(attribute);
+  auto names = [&](std::string_view k) {
+    return k == attribute || std::find(other.begin(), other.end(), k) != other.end();
+  };
   for (const auto& c : r_.config_reads)
-    if (std::find(aliases.begin(), aliases.end(), c.key) != aliases.end()) return c.key;
-  for (auto k : aliases)
-    if (value(k)) return std::string(k);
-  return aliases.empty() ? std::string() : std::string(aliases.front());
+    if (std::any_of(c.aliases.begin(), c.aliases.end(), names) || names(c.key)) return &c;
+  return nullptr;
 }
 
-std::optional<double> Context::read_number(const KeyList& aliases) const {
-  for (const auto& c : r_.config_reads) {
-    if (std::find(aliases.begin(), aliases.end(), c.key) == aliases.end()) continue;
-    auto j = nlohmann::json::parse(c.value, nullptr, false);
-    if (j.is_number()) return j.get<double>();
-    return std::nullopt;
-  }
+std::string Context::key_for(std::string_view attribute) const {
+  if (const auto* r = attribute_read(attribute)) return r->key;
+  for (auto k : facts::spellings(attribute))
+    if (value(k)) return std::string(k);
+  return std::string(attribute);
+}
+
+std::optional<double> Context::read_number(std::string_view attribute) const {
+  const auto* r = attribute_read(attribute);
+  if (!r) return std::nullopt;
+  auto j = nlohmann::json::parse(r->value, nullptr, false);
+  if (j.is_number()) return j.get<double>();
   return std::nullopt;
 }
 
@@ -166,8 +175,8 @@ bool Context::rotary() const {
 }
 
 std::optional<std::int64_t> Context::max_positions() const {
-  if (auto v = read_number(keys::kPositions); v && *v > 0) return static_cast<std::int64_t>(*v);
-  for (auto k : keys::kPositions)
+  if (auto v = read_number("max_position_embeddings"); v && *v > 0) return static_cast<std::int64_t>(*v);
+  for (auto k : facts::spellings("max_position_embeddings"))
     if (auto v = integer(k); v && *v > 0) return *v;
   return std::nullopt;
 }

@@ -14,21 +14,6 @@
 
 namespace neurarch::lint {
 
-using KeyList = std::vector<std::string_view>;
-
-/// Config spellings of one quantity across families (BERT, GPT-2, DistilBERT, T5, OPT, ...).
-namespace keys {
-inline const KeyList kHidden{"hidden_size", "n_embd", "d_model", "dim", "embed_dim"};
-inline const KeyList kHeads{"num_attention_heads", "n_head", "n_heads", "num_heads", "encoder_attention_heads"};
-inline const KeyList kKvHeads{"num_key_value_heads", "n_kv_heads", "num_kv_heads", "multi_query_group_num"};
-inline const KeyList kLayers{"num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers"};
-inline const KeyList kIntermediate{"intermediate_size", "n_inner", "ffn_dim", "d_ff", "hidden_dim",
-                                   "encoder_ffn_dim", "mlp_ratio"};
-inline const KeyList kPositions{"max_position_embeddings", "n_positions", "n_ctx", "max_seq_len", "seq_length"};
-inline const KeyList kVocab{"vocab_size", "n_vocab", "padded_vocab_size"};
-inline const KeyList kRopeTheta{"rope_theta", "rotary_emb_base", "rope_base"};
-inline const KeyList kNormEps{"layer_norm_eps", "layer_norm_epsilon", "rms_norm_eps", "norm_eps", "layernorm_epsilon"};
-}  // namespace keys
 
 /// What the graph's output is for, read from the node that feeds Output. A feature backbone
 /// (DINOv2) ends in its final norm by design; only logits feed a loss directly.
@@ -59,13 +44,17 @@ class Context {
   std::optional<double> number(std::string_view key) const;
   /// An integral number (768 or 768.0); nullopt otherwise.
   std::optional<std::int64_t> integer(std::string_view key) const;
-  /// The alias the family read (from the file or as a default), else the first in the config,
-  /// else the first alias: the name a message should use.
-  std::string key_for(const KeyList& aliases) const;
   /// What the family recorded reading for `key`, or nullptr.
   const ConfigRead* read(std::string_view key) const;
-  /// The first of `aliases` the family read, as a number (from the file or its default).
-  std::optional<double> read_number(const KeyList& aliases) const;
+  /// The read behind a standard attribute (hidden_size, num_attention_heads, ... as facts::spellings lists
+  /// them): the first read whose aliases (the family's own spellings) include the attribute or one of its
+  /// spellings; nullptr when the family read none.
+  const ConfigRead* attribute_read(std::string_view attribute) const;
+  /// The key a message should name for `attribute`: the one the family read, else the first of its spellings
+  /// the config holds, else the attribute itself.
+  std::string key_for(std::string_view attribute) const;
+  /// attribute_read(attribute)'s value as a number (from the file or the family's default).
+  std::optional<double> read_number(std::string_view attribute) const;
 
   // --- the graph ---
   const graph::Node* first(std::initializer_list<graph::NodeType> types) const;

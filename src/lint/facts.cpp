@@ -93,6 +93,32 @@ const std::vector<std::string_view>* rope_required_keys(std::string_view rope_ty
   return nullptr;
 }
 
+const std::vector<std::string_view>& spellings(std::string_view attribute) {
+  // Sources (transformers' configuration_*.py): GPT2Config's attribute_map (n_embd, n_head, n_layer, n_positions;
+  // n_inner, layer_norm_epsilon), T5Config's (d_model, num_heads, num_layers; d_ff), BartConfig's (d_model,
+  // encoder_attention_heads, encoder_layers, encoder_ffn_dim), DistilBertConfig's (dim, n_heads, n_layers,
+  // hidden_dim), MptConfig's (d_model, n_heads, n_layers, max_seq_len), OPTConfig (ffn_dim), GPTNeoXConfig 4.x
+  // (rotary_emb_base), CLIPVisionConfig-style towers (embed_dim, mlp_ratio), ChatGLM's remote config
+  // (multi_query_group_num, seq_length, padded_vocab_size, layernorm_epsilon), Llama-style configs (rms_norm_eps,
+  // rope_theta) and Mistral's original params.json names (dim, n_kv_heads, norm_eps, rope_base, n_vocab).
+  static const std::vector<std::pair<std::string_view, std::vector<std::string_view>>> table{
+      {"hidden_size", {"hidden_size", "n_embd", "d_model", "dim", "embed_dim"}},
+      {"num_attention_heads", {"num_attention_heads", "n_head", "n_heads", "num_heads", "encoder_attention_heads"}},
+      {"num_key_value_heads", {"num_key_value_heads", "n_kv_heads", "num_kv_heads", "multi_query_group_num"}},
+      {"num_hidden_layers", {"num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers"}},
+      {"intermediate_size",
+       {"intermediate_size", "n_inner", "ffn_dim", "d_ff", "hidden_dim", "encoder_ffn_dim", "mlp_ratio"}},
+      {"max_position_embeddings", {"max_position_embeddings", "n_positions", "n_ctx", "max_seq_len", "seq_length"}},
+      {"vocab_size", {"vocab_size", "n_vocab", "padded_vocab_size"}},
+      {"rope_theta", {"rope_theta", "rotary_emb_base", "rope_base"}},
+      {"norm_eps", {"layer_norm_eps", "layer_norm_epsilon", "rms_norm_eps", "norm_eps", "layernorm_epsilon"}},
+  };
+  static const std::vector<std::string_view> none;
+  for (const auto& [name, keys] : table)
+    if (name == attribute) return keys;
+  return none;
+}
+
 bool is_torch_dtype_name(std::string_view name) {
   if (name == "auto" || name == "double" || name == "torch.double") return true;
   return dtype_from_torch(name).has_value();

@@ -39,6 +39,14 @@ const std::vector<std::string_view>& activation_names();
 /// the keys each one requires besides its type; nullptr for an unknown type.
 const std::vector<std::string_view>* rope_required_keys(std::string_view rope_type);
 
+/// The config keys transformers' config classes keep one of PretrainedConfig's standard attributes under
+/// (hidden_size, num_attention_heads, num_key_value_heads, num_hidden_layers, intermediate_size,
+/// max_position_embeddings, vocab_size, rope_theta, norm_eps): the attribute itself first, then the spellings
+/// other config classes use (their attribute_map entries, or the name their __init__ stores). For rules that look
+/// at keys a family did not read; the keys a family did read come from its own alias lists (ConfigRead::aliases).
+/// Empty for an attribute not listed.
+const std::vector<std::string_view>& spellings(std::string_view attribute);
+
 /// torch dtype attribute names a config's torch_dtype may hold ("auto" included).
 bool is_torch_dtype_name(std::string_view name);
 

@@ -132,7 +132,7 @@ Hits positions_below_seq(const Context& c) {
   return {{"",
            fmt::format("--seq {} is longer than the {} positions the model was trained on ({} {}{}): RoPE runs "
                        "past it, but attention quality falls off beyond the trained context",
-                       *seq, covered, c.key_for(keys::kPositions), *positions, how),
+                       *seq, covered, c.key_for("max_position_embeddings"), *positions, how),
            fmt::format("keep --seq at {} or less, or extend the context with rope_scaling, e.g. "
                        "{{\"rope_type\": \"dynamic\", \"factor\": {:.1f}}}, and fine-tune at the new length",
                        covered, std::ceil(static_cast<double>(*seq) / static_cast<double>(covered)))}};
@@ -179,22 +179,21 @@ Hits depth_scaled_init(const Context& c) {
 }
 
 Hits unread_dimension_key(const Context& c) {
-  static const std::vector<std::pair<std::string_view, const KeyList*>> quantities{
-      {"hidden size", &keys::kHidden}, {"attention heads", &keys::kHeads},   {"key/value heads", &keys::kKvHeads},
-      {"layers", &keys::kLayers},      {"feed-forward width", &keys::kIntermediate},
-      {"positions", &keys::kPositions}, {"vocabulary", &keys::kVocab},
+  static const std::vector<std::pair<std::string_view, std::string_view>> quantities{
+      {"hidden size", "hidden_size"},
+      {"attention heads", "num_attention_heads"},
+      {"key/value heads", "num_key_value_heads"},
+      {"layers", "num_hidden_layers"},
+      {"feed-forward width", "intermediate_size"},
+      {"positions", "max_position_embeddings"},
+      {"vocabulary", "vocab_size"},
   };
   Hits hits;
-  for (const auto& [what, aliases] : quantities) {
-    const ConfigRead* used = nullptr;
-    for (auto k : *aliases)
-      if (const auto* r = c.read(k)) {
-        used = r;
-        break;
-      }
+  for (const auto& [what, attribute] : quantities) {
+    const ConfigRead* used = c.attribute_read(attribute);
     // Only when the family fell back to a default: a stale duplicate next to a read key is harmless.
     if (!used || used->from_file) continue;
-    for (auto k : *aliases) {
+    for (auto k : facts::spellings(attribute)) {
       const auto* v = c.value(k);
       if (!v || c.read(k) || k == used->key) continue;
       hits.push_back({"",

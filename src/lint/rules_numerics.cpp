@@ -24,7 +24,7 @@ struct Eps {
 // Every norm eps the config spells out (families may read more than one).
 std::vector<Eps> norm_eps(const Context& c) {
   std::vector<Eps> out;
-  for (auto k : keys::kNormEps)
+  for (auto k : facts::spellings("norm_eps"))
     if (auto v = c.number(k)) out.push_back({std::string(k), *v});
   return out;
 }
@@ -41,13 +41,13 @@ std::int64_t rotary_dims(const Context& c, const Node& attention) {
 }
 
 double rope_theta(const Context& c) {
-  for (auto k : keys::kRopeTheta)
+  for (auto k : facts::spellings("rope_theta"))
     if (auto v = c.number(k)) return *v;
   return limits::kDefaultRopeTheta;
 }
 
 std::string rope_theta_key(const Context& c) {
-  for (auto k : keys::kRopeTheta)
+  for (auto k : facts::spellings("rope_theta"))
     if (c.value(k)) return std::string(k);
   return "rope_theta";
 }
@@ -104,7 +104,7 @@ Hits norm_eps_underflows_fp16(const Context& c) {
 
 Hits rope_theta_invalid(const Context& c) {
   if (!c.rotary()) return {};
-  for (auto k : keys::kRopeTheta)
+  for (auto k : facts::spellings("rope_theta"))
     if (auto v = c.number(k); v && *v <= 1.0)
       return {{"",
                fmt::format("{} {:g}: RoPE frequencies theta^(-2i/d) must fall with i, which needs theta > 1 (at 1 "
@@ -147,10 +147,10 @@ Hits rope_theta_short_for_context(const Context& c) {
                        "dims), shorter than the {:.0f}-position context{} ({} {}): the slowest dimension pair wraps "
                        "around and far positions alias near ones",
                        rope_theta_key(c), theta, wavelength, d - 2, d, d, context, scaled,
-                       c.key_for(keys::kPositions), *positions),
+                       c.key_for("max_position_embeddings"), *positions),
            fmt::format("raise {} to at least {:.0f} (e.g. {:.0f}; Code Llama and Mistral v0.2 use 1e6 for 16k-32k "
                        "contexts) and train at that base, or set {} to the context the model was trained for",
-                       rope_theta_key(c), at_least, suggestion, c.key_for(keys::kPositions))}};
+                       rope_theta_key(c), at_least, suggestion, c.key_for("max_position_embeddings"))}};
 }
 
 Hits rope_scaling_factor_below_one(const Context& c) {

@@ -65,7 +65,7 @@ Hits sliding_window_exceeds_context(const Context& c) {
   return {{n->name,
            fmt::format("sliding_window {} is longer than {} {}: no sequence the model was built for is long "
                        "enough for the window to slide, so every layer attends over the full context",
-                       n->attention->window, c.key_for(keys::kPositions), *positions),
+                       n->attention->window, c.key_for("max_position_embeddings"), *positions),
            fmt::format("set sliding_window to the window the model was trained with (below {}; Mistral 7B v0.1 "
                        "uses 4096), or to null for full attention",
                        *positions)}};
@@ -77,7 +77,7 @@ Hits sliding_window_unused(const Context& c) {
   const bool use_on = use && use->is_boolean() && use->get<bool>();
   const bool use_off = use && use->is_boolean() && !use->get<bool>();
   const auto window = c.integer("sliding_window");
-  const std::string layers = fmt::format("{} {}", c.key_for(keys::kLayers), c.layers());
+  const std::string layers = fmt::format("{} {}", c.key_for("num_hidden_layers"), c.layers());
   if (use_on && c.read("use_sliding_window")) {
     if (!window)
       return {{"", "use_sliding_window is true but sliding_window is null, so no layer attends within a window",
@@ -110,7 +110,7 @@ Hits rope_scaling_unread(const Context& c) {
   return {{pos ? pos->name : std::string(),
            fmt::format("rope_scaling {} is set, but {} has no rotary positions{}: nothing reads it", s->dump(),
                        c.model_type(),
-                       positions ? fmt::format(" (a learned table of {} {})", c.key_for(keys::kPositions), *positions)
+                       positions ? fmt::format(" (a learned table of {} {})", c.key_for("max_position_embeddings"), *positions)
                                  : std::string()),
            "remove rope_scaling; a learned position table only grows by adding rows and training them"}};
 }

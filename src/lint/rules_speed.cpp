@@ -35,7 +35,7 @@ Hits vocab_rule(const Context& c, std::int64_t multiple, bool only_if_8_aligned)
   if (v % multiple == 0) return {};
   if (only_if_8_aligned && v % limits::kTensorCoreMultiple != 0) return {};
   const std::int64_t p8 = round_up(v, limits::kTensorCoreMultiple), p64 = round_up(v, limits::kTensorCoreTile);
-  const std::string key = c.key_for(keys::kVocab);
+  const std::string key = c.key_for("vocab_size");
   const std::string share = percent(head_share(c));
   if (multiple == limits::kTensorCoreMultiple)
     return {{head->name,
@@ -81,7 +81,7 @@ Hits hidden_rule(const Context& c, std::int64_t multiple) {
   const std::int64_t hidden = c.hidden();
   if (multiple == limits::kTensorCoreTile && hidden % limits::kTensorCoreMultiple != 0) return {};
   // Every projection reads or writes the model width.
-  return width_rule(hidden, "hidden size", c.key_for(keys::kHidden), at, 1.0, multiple);
+  return width_rule(hidden, "hidden size", c.key_for("hidden_size"), at, 1.0, multiple);
 }
 
 Hits intermediate_rule(const Context& c, std::int64_t multiple) {
@@ -89,7 +89,7 @@ Hits intermediate_rule(const Context& c, std::int64_t multiple) {
   if (!f) return {};
   const std::int64_t width = f->feed_forward->intermediate;
   if (multiple == limits::kTensorCoreTile && width % limits::kTensorCoreMultiple != 0) return {};
-  return width_rule(width, "feed-forward width", c.key_for(keys::kIntermediate), f, ffn_share(c), multiple);
+  return width_rule(width, "feed-forward width", c.key_for("intermediate_size"), f, ffn_share(c), multiple);
 }
 
 }  // namespace
@@ -111,8 +111,8 @@ Hits head_dim_multiple_of_8(const Context& c) {
                        "half precision and the flash kernel pads q, k and v to {} on every call, so attention falls "
                        "back to slower paths (sdp_utils.cpp)",
                        d, round_up(d, limits::kSdpaHeadDimMultiple)),
-           fmt::format("choose {} and {} so that head_dim is {} (or another multiple of 8)", c.key_for(keys::kHidden),
-                       c.key_for(keys::kHeads), round_up(d, limits::kSdpaHeadDimMultiple))}};
+           fmt::format("choose {} and {} so that head_dim is {} (or another multiple of 8)", c.key_for("hidden_size"),
+                       c.key_for("num_attention_heads"), round_up(d, limits::kSdpaHeadDimMultiple))}};
 }
 
 Hits head_dim_over_flash_limit(const Context& c) {

@@ -20,7 +20,7 @@ bool contains(std::string_view text, std::string_view part) { return text.find(p
 std::string forward_fix(std::string_view reason, const Context& c) {
   if (contains(reason, "learned positions"))
     return fmt::format("run with a --seq the position table covers, or raise {} and train the added rows",
-                       c.key_for(keys::kPositions));
+                       c.key_for("max_position_embeddings"));
   if (contains(reason, "refuses a"))
     return "run at the configured image_size (--image-size), or call forward() with interpolate_pos_encoding=True";
   if (contains(reason, "smaller than one"))
@@ -28,9 +28,9 @@ std::string forward_fix(std::string_view reason, const Context& c) {
   if (contains(reason, "square"))
     return "use a square image whose side is a multiple of patch_size";
   if (contains(reason, "not divisible by") && contains(reason, "heads"))
-    return fmt::format("make {} a multiple of {}", c.key_for(keys::kHidden), c.key_for(keys::kHeads));
+    return fmt::format("make {} a multiple of {}", c.key_for("hidden_size"), c.key_for("num_attention_heads"));
   if (contains(reason, "KV heads"))
-    return fmt::format("set {} to a divisor of {}", c.key_for(keys::kKvHeads), c.key_for(keys::kHeads));
+    return fmt::format("set {} to a divisor of {}", c.key_for("num_key_value_heads"), c.key_for("num_attention_heads"));
   if (contains(reason, "pad_token_id")) return "set pad_token_id to a row of the vocabulary (below vocab_size)";
   if (contains(reason, "num_labels")) return "set num_labels (or id2label) to the count the head requires";
   return "change the config key that sets the mismatched size; the layer table shows every node's input and "
@@ -59,7 +59,7 @@ Hits heads_divide_hidden(const Context& c) {
   // Glm4MoeConfig()'s 96 heads on 4096 build 42-wide heads) run; those that refuse fail the graph's
   // forward check too. A model the graph can run is not "will not run".
   if (c.graph().forward.ok) return {};
-  const std::string hk = c.key_for(keys::kHidden), nk = c.key_for(keys::kHeads);
+  const std::string hk = c.key_for("hidden_size"), nk = c.key_for("num_attention_heads");
   const auto near = divisors_near(hidden, heads, false);
   return {{a->name,
            fmt::format("{} {} is not divisible by {} {} ({} / {} = {:.2f}) and the config sets no head_dim", hk,
@@ -76,8 +76,8 @@ Hits kv_heads_divide_heads(const Context& c) {
   const auto near = divisors_near(heads, kv, true);
   return {{a->name,
            fmt::format("{} {} does not divide {} {}: each key/value head must serve a whole group of query heads",
-                       c.key_for(keys::kKvHeads), kv, c.key_for(keys::kHeads), heads),
-           fmt::format("set {} to a divisor of {} such as {}", c.key_for(keys::kKvHeads), heads, or_list(near))}};
+                       c.key_for("num_key_value_heads"), kv, c.key_for("num_attention_heads"), heads),
+           fmt::format("set {} to a divisor of {} such as {}", c.key_for("num_key_value_heads"), heads, or_list(near))}};
 }
 
 Hits head_dim_ignored(const Context& c) {
@@ -87,8 +87,8 @@ Hits head_dim_ignored(const Context& c) {
   return {{a->name,
            fmt::format("head_dim {} in the config, but {} derives head_dim {} ({} / {}) and ignores the key: a "
                        "checkpoint saved with {}-wide heads will not load",
-                       *declared, c.model_type(), a->attention->head_dim, c.key_for(keys::kHidden),
-                       c.key_for(keys::kHeads), *declared),
+                       *declared, c.model_type(), a->attention->head_dim, c.key_for("hidden_size"),
+                       c.key_for("num_attention_heads"), *declared),
            fmt::format("remove head_dim, or use a model_type whose attention reads it (e.g. llama); with {} the "
                        "heads are {} wide",
                        c.model_type(), a->attention->head_dim)}};
@@ -113,7 +113,7 @@ Hits special_token_outside_vocab(const Context& c) {
         hits.push_back({emb->name,
                         fmt::format("{} {} is not a row of the {}-row embedding ({} {}): looking it up fails with "
                                     "an index error",
-                                    key, id, *vocab, c.key_for(keys::kVocab), *vocab),
+                                    key, id, *vocab, c.key_for("vocab_size"), *vocab),
                         fmt::format("set {} to the tokenizer's id for that token (below {}), or grow the embedding "
                                     "to at least {} rows with resize_token_embeddings",
                                     key, *vocab, id + 1)});

@@ -47,6 +47,23 @@ TEST(Config, AliasesDefaultsAndProvenance) {
   EXPECT_FALSE(c.reads()[1].from_file);
 }
 
+TEST(Config, EveryReadKeepsTheSpellingsTheFamilyAccepted) {
+  auto c = Config::parse(R"({"n_embd": 768, "text_config": {}})", "c.json");
+  c.dim({"n_embd", "hidden_size"}, 1);
+  c.dim({"n_positions", "max_position_embeddings"}, 1024);  // absent: the default is logged under the first
+  c.child("text_config").dim({"d_model", "hidden_size"}, 512);
+  ASSERT_EQ(c.reads().size(), 3u);
+  EXPECT_EQ(c.reads()[0].aliases, (std::vector<std::string>{"n_embd", "hidden_size"}));
+  EXPECT_EQ(c.reads()[1].key, "n_positions");
+  EXPECT_EQ(c.reads()[1].aliases, (std::vector<std::string>{"n_positions", "max_position_embeddings"}));
+  EXPECT_EQ(c.reads()[2].aliases, (std::vector<std::string>{"text_config.d_model", "text_config.hidden_size"}));
+  // Another read that lands on the same key (n_embd is the spelling present) adds its new spellings, once.
+  c.dim({"hidden_size", "n_embd", "dim"}, 1);
+  c.integer({"n_embd", "embed_dim"}, 1);
+  EXPECT_EQ(c.reads().size(), 3u);
+  EXPECT_EQ(c.reads()[0].aliases, (std::vector<std::string>{"n_embd", "hidden_size", "dim", "embed_dim"}));
+}
+
 TEST(Config, AbsurdSizesAreRefusedWithTheKey) {
   auto c = Config::parse(R"({"hidden_size": -4, "vocab_size": 0, "n": 1099511627776000, "f": 3.5})", "c.json");
   EXPECT_NE(error_of([&] { c.dim({"hidden_size"}); }).find("key 'hidden_size'"), std::string::npos);

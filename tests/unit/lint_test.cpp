@@ -102,6 +102,23 @@ TEST(Lint, OutputRoleComesFromTheGraph) {
 }
 
 // The reference page's false alarm: DINOv2's final LayerNorm feeds heads, not a loss.
+// Messages name the key the family read for a quantity, found through the spellings its read accepted (its
+// alias list), not through a vocabulary of the verifier's own.
+TEST(Lint, KeysAreNamedAsTheFamilyReadThem) {
+  auto r = trace(gpt2());
+  const neurarch::lint::Context c(r, {});
+  EXPECT_EQ(c.key_for("hidden_size"), "n_embd");
+  EXPECT_EQ(c.key_for("num_attention_heads"), "n_head");
+  ASSERT_TRUE(c.read_number("hidden_size"));
+  EXPECT_EQ(*c.read_number("hidden_size"), gpt2()["n_embd"].get<double>());
+  // A read under a spelling no config class uses is still found by the standard name in its alias list.
+  r.config_reads.insert(r.config_reads.begin(), {"width_of_model", "96", true, {"width_of_model", "hidden_size"}});
+  EXPECT_EQ(neurarch::lint::Context(r, {}).key_for("hidden_size"), "width_of_model");
+  auto b = trace(bert());
+  EXPECT_EQ(neurarch::lint::Context(b, {}).key_for("hidden_size"), "hidden_size");
+  EXPECT_EQ(neurarch::lint::Context(b, {}).key_for("rope_theta"), "rope_theta");  // unread and absent: the name
+}
+
 TEST(Lint, Dinov2FeatureBackboneIsNotFlagged) {
   auto config = read_json(fs::path(NEURARCH_SOURCE_DIR) / "data" / "catalogue" / "facebook--dinov2-small.json");
   auto r = trace(config);
