@@ -6,6 +6,7 @@
 // (n_embd, n_layer, n_head, n_positions, n_inner null -> 4 * n_embd); embeddings tied by default.
 #include <fmt/format.h>
 
+#include "families/decoder_heads.hpp"
 #include "families/family.hpp"
 
 namespace neurarch::families {
@@ -69,22 +70,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   b.set_block(-1);
   x = norm(b, x, "Final_LayerNorm", {root / "ln_f"});
 
-  switch (in.head) {
-    case Head::CausalLM: {
-      LmHeadSpec head{.module = Scope("lm_head"), .hidden = hidden, .vocab = vocab};
-      if (tie) head.tied_weight = (root / "wte")("weight");
-      return lm_head(b, x, "LM_Head", head);
-    }
-    case Head::SequenceClassification: {
-      // Every position is scored; the logits of the last non-pad token are kept.
-      auto last = b.node(NodeType::Pooler, "Last_Token_Pool", {hidden}, {x});
-      return classifier(b, last, "Classifier", Scope("score"), hidden, in.num_labels(), false);
-    }
-    case Head::TokenClassification:
-      return classifier(b, x, "Classifier", Scope("classifier"), hidden, in.num_labels(), true);
-    default:
-      return x;
-  }
+  const std::string tied = tie ? (root / "wte")("weight") : "";
+  return decoder_heads(b, x, in, {.hidden = hidden, .vocab = vocab, .tied_embedding = tied});
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "families/decoder_heads.hpp"
 #include "families/decoder_stack.hpp"
 
 namespace neurarch::families::decoder {
@@ -200,30 +201,16 @@ Value build_decoder(const BuildInput& in, GraphBuilder& b, const DecoderSpec& s)
 
   x = decoder_stack(b, x, root, s, 0);
 
-  switch (in.head) {
-    case Head::CausalLM: {
-      const std::string embedding = (root / n.embed)("weight");
-      if (s.lm_head_is_embedding) {
-        auto logits = b.node(NodeType::LMHead, "LM_Head", {seq, s.vocab}, {x});
-        b.tied(logits, embedding, {s.vocab, s.hidden}, embedding);
-        return logits;
-      }
-      LmHeadSpec head{.module = Scope(s.lm_head), .hidden = s.hidden, .vocab = s.vocab, .bias = s.lm_head_bias};
-      if (s.tie_word_embeddings) head.tied_weight = embedding;
-      return lm_head(b, x, "LM_Head", head);
-    }
-    case Head::SequenceClassification: {
-      // Every position is scored; the logits of the last non-pad token are kept.
-      auto last = b.node(NodeType::Pooler, "Last_Token_Pool", {s.hidden}, {x});
-      return classifier(b, last, "Classifier", Scope("score"), s.hidden, in.num_labels(), false);
-    }
-    case Head::TokenClassification:
-      return classifier(b, x, "Classifier", Scope(s.token_classifier), s.hidden, in.num_labels(), true);
-    case Head::QuestionAnswering:
-      return classifier(b, x, "QA_Head", Scope("qa_outputs"), s.hidden, 2, true);
-    default:
-      return x;
+  const std::string embedding = (root / n.embed)("weight");
+  if (in.head == Head::CausalLM && s.lm_head_is_embedding) {
+    auto logits = b.node(NodeType::LMHead, "LM_Head", {seq, s.vocab}, {x});
+    b.tied(logits, embedding, {s.vocab, s.hidden}, embedding);
+    return logits;
   }
+  return decoder_heads(b, x, in,
+                       {.hidden = s.hidden, .vocab = s.vocab, .lm_head = Scope(s.lm_head), .lm_head_bias = s.lm_head_bias,
+                        .tied_embedding = s.tie_word_embeddings ? embedding : "",
+                        .token_classifier = Scope(s.token_classifier)});
 }
 
 }  // namespace neurarch::families::decoder

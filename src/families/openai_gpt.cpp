@@ -3,13 +3,13 @@
 // h = ln_1(x + attn(x)); out = ln_2(h + mlp(h)), with no final norm. Aliases n_embd, n_layer,
 // n_head, n_positions; afn is the activation. The attention asserts hidden % heads == 0.
 // PretrainedConfig's tie_word_embeddings default (true) ties lm_head to tokens_embed.
+#include "families/decoder_heads.hpp"
 #include "families/family.hpp"
 
 namespace neurarch::families {
 namespace {
 
 using namespace blocks;
-using graph::NodeType;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
@@ -41,20 +41,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   }
   b.set_block(-1);
 
-  switch (in.head) {
-    case Head::CausalLM: {
-      LmHeadSpec head{.module = Scope("lm_head"), .hidden = hidden, .vocab = vocab};
-      if (tie) head.tied_weight = (root / "tokens_embed")("weight");
-      return lm_head(b, x, "LM_Head", head);
-    }
-    case Head::SequenceClassification: {
-      // Every position is scored; the logits of the last non-pad token are kept.
-      auto last = b.node(NodeType::Pooler, "Last_Token_Pool", {hidden}, {x});
-      return classifier(b, last, "Classifier", Scope("score"), hidden, in.num_labels(), false);
-    }
-    default:
-      return x;
-  }
+  const std::string tied = tie ? (root / "tokens_embed")("weight") : "";
+  return decoder_heads(b, x, in, {.hidden = hidden, .vocab = vocab, .tied_embedding = tied});
 }
 
 }  // namespace

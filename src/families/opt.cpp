@@ -7,6 +7,7 @@
 // without tensors. The attention refuses hidden % heads != 0.
 #include <fmt/format.h>
 
+#include "families/decoder_heads.hpp"
 #include "families/family.hpp"
 
 namespace neurarch::families {
@@ -93,22 +94,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   if (final_norm) x = opt_norm(b, x, "Final_LayerNorm", root / "final_layer_norm", d.affine);
   if (embed_dim != d.hidden) x = dense(b, x, "Project_Out", root / "project_out", d.hidden, embed_dim, false);
 
-  switch (in.head) {
-    case Head::CausalLM: {
-      LmHeadSpec head{.module = Scope("lm_head"), .hidden = embed_dim, .vocab = vocab};
-      if (tie) head.tied_weight = (root / "embed_tokens")("weight");
-      return lm_head(b, x, "LM_Head", head);
-    }
-    case Head::SequenceClassification: {
-      // Every position is scored; the logits of the last non-pad token are kept.
-      auto last = b.node(NodeType::Pooler, "Last_Token_Pool", {embed_dim}, {x});
-      return classifier(b, last, "Classifier", Scope("score"), embed_dim, in.num_labels(), false);
-    }
-    case Head::QuestionAnswering:
-      return classifier(b, x, "QA_Head", Scope("qa_outputs"), embed_dim, 2, true);
-    default:
-      return x;
-  }
+  const std::string tied = tie ? (root / "embed_tokens")("weight") : "";
+  return decoder_heads(b, x, in, {.hidden = embed_dim, .vocab = vocab, .tied_embedding = tied});
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "blocks/ssm.hpp"
+#include "families/decoder_heads.hpp"
 #include "families/family.hpp"
 
 namespace neurarch::families {
@@ -233,20 +234,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   b.set_block(-1);
   x = norm(b, x, "Final_RMSNorm", {root / "final_layernorm", NormKind::RMSNorm});
 
-  switch (in.head) {
-    case Head::CausalLM: {
-      LmHeadSpec head{.module = Scope("lm_head"), .hidden = d.hidden, .vocab = d.vocab};
-      if (c.flag({"tie_word_embeddings"}, true)) head.tied_weight = (root / "embed_tokens")("weight");
-      return lm_head(b, x, "LM_Head", head);
-    }
-    case Head::SequenceClassification: {
-      // Every position is scored; the logits of the last non-pad token are kept.
-      auto last = b.node(NodeType::Pooler, "Last_Token_Pool", {d.hidden}, {x});
-      return classifier(b, last, "Classifier", Scope("score"), d.hidden, in.num_labels(), false);
-    }
-    default:
-      return x;
-  }
+  const std::string tied = c.flag({"tie_word_embeddings"}, true) ? (root / "embed_tokens")("weight") : "";
+  return decoder_heads(b, x, in, {.hidden = d.hidden, .vocab = d.vocab, .tied_embedding = tied});
 }
 
 }  // namespace
