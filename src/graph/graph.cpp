@@ -13,9 +13,9 @@ constexpr std::array<std::string_view, kNodeTypeCount> kNodeTypeNames{
     "LM Head",        "Classifier",    "Output",
     "Latent Attention", "State Space Mixer", "Conv1d", "Relative Position Bias",
     "Contrastive Logits", "Conv2d", "BatchNorm", "Pool",
-    "Gated DeltaNet", "Recurrent Mixer", "Deformable Attention",
+    "Gated DeltaNet", "Recurrent Mixer", "Deformable Attention", "Fourier Mixer",
 };
-static_assert(static_cast<int>(NodeType::DeformableAttention) + 1 == kNodeTypeCount,
+static_assert(static_cast<int>(NodeType::FourierMixer) + 1 == kNodeTypeCount,
               "name table out of step with NodeType");
 }  // namespace
 

@@ -50,8 +50,11 @@ enum class NodeType {
   RecurrentMixer,  ///< a token mixer that scans the sequence with a fixed-size state (RecurrentAttrs::cell says which)
   // Appended for the deformable-attention detectors (Deformable DETR and its relatives):
   DeformableAttention,  ///< multi-scale deformable attention: a few learned sampling points per level and head
+  // Appended for FNet: token mixing by a parameter-free 2-D Fourier transform (the real part of FFT over
+  // the hidden and then the sequence axis), in place of attention.
+  FourierMixer,
 };
-inline constexpr int kNodeTypeCount = 30;
+inline constexpr int kNodeTypeCount = 31;
 
 /// NodeType::GroupedQueryAttention -> "Grouped-Query Attention"
 std::string_view node_type_name(NodeType t);

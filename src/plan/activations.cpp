@@ -367,6 +367,13 @@ class Builder {
         deformable_attention(a, n, tokens, d_in, in_bytes);
         out = c;
         break;
+      case NodeType::FourierMixer:
+        // fftn is linear, so its backward needs nothing saved, and .real is a view: the mixer keeps nothing.
+        // Autocast has no rule for the FFT ops: they run in the input's dtype. The complex result (complex64, 8
+        // bytes a point, for an fp32 input) lives only until the residual sum has read its real part: a transient
+        // the planner has no per-node term for (the loss's up-cast is its only forward transient).
+        out = in_bytes;
+        break;
       case NodeType::RelativePositionBias:
         // An embedding lookup of one bucket index per (query, key) pair; its [heads, q, k]
         // output is added to the scores, which keeps nothing.

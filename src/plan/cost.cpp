@@ -141,6 +141,21 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
       c.activation_bytes += static_cast<double>(da.heads * da.head_dim) *
                             (static_cast<double>(da.value_len) + 2.0 * tokens * static_cast<double>(da.samples)) * act;
     }
+    if (n.type == graph::NodeType::FourierMixer && n.out.size() >= 2) {
+      // FNet's fftn over the last two axes [seq, hidden]: an FFT of length hidden for every token, then one of
+      // length seq for every channel, on complex data. A complex FFT of N points costs about 5 N log2 N real
+      // FLOPs (the radix-2 count FFTW's benchmarks report speed by: "mflops = 5 N log2(N) / time",
+      // http://www.fftw.org/speed/method.html), so the pair costs 5 S H (log2 H + log2 S) = 5 S H log2(S H).
+      // The input being real (an r2c first pass) would halve part of it; this keeps the complex count. The
+      // transform is linear: backward is one transform of the same size, and nothing else.
+      const double seq = static_cast<double>(n.out[n.out.size() - 2]), width = static_cast<double>(n.out.back());
+      const double lead = out_elems / std::max(seq * width, 1.0);  // 1 unless the graph batches inside
+      const double core = seq * width > 1 ? 5.0 * lead * seq * width * std::log2(seq * width) : 0.0;
+      c.flops_forward += core;
+      c.flops_backward += core;
+      // Memory traffic: the complex64 result (8 bytes a point) is written before its real part is read on.
+      c.activation_bytes += out_elems * 8.0;
+    }
     if (s.grad_checkpointing && n.block >= 0) c.flops_backward += c.flops_forward;  // recomputation
     if (!recorded[static_cast<std::size_t>(n.index)]) c.flops_backward = 0;  // upstream of every trained weight
   }
