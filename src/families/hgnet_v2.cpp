@@ -6,18 +6,22 @@
 // stage_numb_of_layers conv layers (3x3, or light: 1x1 without activation then a depthwise k x k) whose input and
 // every output are concatenated and aggregated by a 1x1 squeeze to out / 2 and a 1x1 excitation to out; blocks after
 // the first add their input. HGNetV2Backbone ends in the last stage's map; HGNetV2ForImageClassification averages it
-// into `fc`.
+// into `fc`. The trunk is exported (hgnet_v2.hpp) for D-FINE, which runs it with frozen batch norm.
+#include "families/hgnet_v2.hpp"
+
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "blocks/frozen_norm.hpp"
 #include "core/error.hpp"
 #include "families/config_lists.hpp"
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace hgnet_v2 {
 namespace {
 
 using namespace blocks;
@@ -30,11 +34,12 @@ struct ConvLayer {
 
 // HGNetV2ConvLayer under `module`.
 Value conv_layer(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, const ConvLayer& l,
-                 bool affine) {
+                 bool affine, bool frozen) {
   auto h = conv2d(b, x, name + "_Conv",
                   {.module = module / "convolution", .in = x.shape[0], .out = l.out, .kernel = l.kernel,
                    .stride = l.stride, .padding = (l.kernel - 1) / 2, .groups = l.groups, .bias = false});
-  h = batch_norm(b, h, name + "_BatchNorm", module / "normalization", l.activation);
+  h = frozen ? frozen_batch_norm(b, h, name + "_BatchNorm", module / "normalization", l.activation)
+             : batch_norm(b, h, name + "_BatchNorm", module / "normalization", l.activation);
   if (affine && !l.activation.empty()) {
     h = b.node(NodeType::LayerScale, name + "_Affine", h.shape, {h}, module / "lab");
     b.parameter(h, (module / "lab")("scale"), {1});
@@ -61,9 +66,9 @@ Value concat(GraphBuilder& b, const std::vector<Value>& parts, const std::string
   return out;
 }
 
-Value build(const BuildInput& in, GraphBuilder& b) {
-  const Config& c = in.config;
-  const std::int64_t channels = c.dim({"num_channels"}, 3);
+}  // namespace
+
+Features trunk(const Config& c, GraphBuilder& b, const Value& pixels, const Scope& root, bool frozen) {
   const std::string act = c.text({"hidden_act"}, "relu");
   const bool affine = c.flag({"use_learnable_affine_block"}, false);
   const auto stem = size_list(c, "stem_channels", {3, 32, 48});
@@ -88,33 +93,38 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   if (downsample.size() != stages || light.size() != stages)
     throw Error(ErrorKind::InvalidInput, fmt::format("{}: key 'stage_downsample'", c.origin()),
                 fmt::format("stage_downsample and stage_light_block need {} entries, one a stage", stages));
-  const std::int64_t image = in.image_size(224);
-
-  auto pixels = b.input({channels, image, image}, "pixels");
-  if (channels != stem[0]) b.fail(pixels, fmt::format("num_channels {} is not stem_channels[0] {}", channels, stem[0]));
-  const Scope embedder("embedder");
-  auto stem1 = conv_layer(b, pixels, "Stem1", embedder / "stem1",
-                          {.out = stem[1], .kernel = 3, .stride = stem_strides[0], .activation = act}, affine);
+  if (pixels.shape.front() != stem[0])
+    b.fail(pixels, fmt::format("num_channels {} is not stem_channels[0] {}", pixels.shape.front(), stem[0]));
+  auto conv = [affine, frozen](GraphBuilder& g, const Value& x, const std::string& name, const Scope& module,
+                               const ConvLayer& l, bool with_affine) {
+    return conv_layer(g, x, name, module, l, affine && with_affine, frozen);
+  };
+  const Scope embedder = root / "embedder";
+  auto stem1 = conv(b, pixels, "Stem1", embedder / "stem1",
+                    {.out = stem[1], .kernel = 3, .stride = stem_strides[0], .activation = act}, true);
   auto padded = pad_one(b, stem1, "Stem1_Pad");
-  auto branch = conv_layer(b, padded, "Stem2a", embedder / "stem2a",
-                           {.out = stem[1] / 2, .kernel = 2, .stride = stem_strides[1], .activation = act}, affine);
+  auto branch = conv(b, padded, "Stem2a", embedder / "stem2a",
+                     {.out = stem[1] / 2, .kernel = 2, .stride = stem_strides[1], .activation = act}, true);
   branch = pad_one(b, branch, "Stem2a_Pad");
-  branch = conv_layer(b, branch, "Stem2b", embedder / "stem2b",
-                      {.out = stem[1], .kernel = 2, .stride = stem_strides[2], .activation = act}, affine);
+  branch = conv(b, branch, "Stem2b", embedder / "stem2b",
+                {.out = stem[1], .kernel = 2, .stride = stem_strides[2], .activation = act}, true);
   // MaxPool2d(2, stride 1, ceil_mode) over the padded map keeps its size less one.
   auto pooled = b.node(NodeType::Pool, "Stem_Pool", {stem[1], padded.shape[1] - 1, padded.shape[2] - 1}, {padded});
   b.at(pooled).spatial = graph::SpatialAttrs{2, 2, 1, 0, 1, true};
   auto x = concat(b, {pooled, branch}, "Stem_Concat");
-  x = conv_layer(b, x, "Stem3", embedder / "stem3",
-                 {.out = stem[1], .kernel = 3, .stride = stem_strides[3], .activation = act}, affine);
-  x = conv_layer(b, x, "Stem4", embedder / "stem4",
-                 {.out = stem[2], .kernel = 1, .stride = stem_strides[4], .activation = act}, affine);
+  x = conv(b, x, "Stem3", embedder / "stem3",
+           {.out = stem[1], .kernel = 3, .stride = stem_strides[3], .activation = act}, true);
+  x = conv(b, x, "Stem4", embedder / "stem4",
+           {.out = stem[2], .kernel = 1, .stride = stem_strides[4], .activation = act}, true);
+  Features f;
+  f.stages.push_back(x);
+  f.channels.push_back(stem[2]);
 
   for (std::size_t s = 0; s < stages; ++s) {
-    const Scope stage = Scope("encoder") / "stages" / static_cast<std::int64_t>(s);
+    const Scope stage = root / "encoder" / "stages" / static_cast<std::int64_t>(s);
     if (downsample[s])
-      x = conv_layer(b, x, fmt::format("Stage_{}_Downsample", s), stage / "downsample",
-                     {.out = in_channels[s], .kernel = 3, .stride = strides[s], .groups = in_channels[s]}, false);
+      x = conv(b, x, fmt::format("Stage_{}_Downsample", s), stage / "downsample",
+               {.out = in_channels[s], .kernel = 3, .stride = strides[s], .groups = in_channels[s]}, false);
     for (std::int64_t k = 0; k < blocks_per_stage[s]; ++k) {
       b.set_block(b.next_block());
       const Scope block = stage / "blocks" / k;
@@ -126,23 +136,38 @@ Value build(const BuildInput& in, GraphBuilder& b) {
         const Scope layer = block / "layers" / j;
         const std::string lname = fmt::format("{}_Layer_{}", name, j);
         if (light[s]) {
-          h = conv_layer(b, h, lname + "_1", layer / "conv1", {.out = mid[s], .kernel = 1}, affine);
-          h = conv_layer(b, h, lname + "_2", layer / "conv2",
-                         {.out = mid[s], .kernel = kernels[s], .groups = mid[s], .activation = "relu"}, affine);
+          h = conv(b, h, lname + "_1", layer / "conv1", {.out = mid[s], .kernel = 1}, true);
+          h = conv(b, h, lname + "_2", layer / "conv2",
+                   {.out = mid[s], .kernel = kernels[s], .groups = mid[s], .activation = "relu"}, true);
         } else {
-          h = conv_layer(b, h, lname, layer, {.out = mid[s], .kernel = kernels[s], .activation = "relu"}, affine);
+          h = conv(b, h, lname, layer, {.out = mid[s], .kernel = kernels[s], .activation = "relu"}, true);
         }
         outputs.push_back(h);
       }
       h = concat(b, outputs, name + "_Concat");
-      h = conv_layer(b, h, name + "_Squeeze", block / "aggregation" / 0,
-                     {.out = out_channels[s] / 2, .kernel = 1, .activation = "relu"}, affine);
-      h = conv_layer(b, h, name + "_Excitation", block / "aggregation" / 1,
-                     {.out = out_channels[s], .kernel = 1, .activation = "relu"}, affine);
+      h = conv(b, h, name + "_Squeeze", block / "aggregation" / 0,
+               {.out = out_channels[s] / 2, .kernel = 1, .activation = "relu"}, true);
+      h = conv(b, h, name + "_Excitation", block / "aggregation" / 1,
+               {.out = out_channels[s], .kernel = 1, .activation = "relu"}, true);
       x = k == 0 ? h : add(b, h, identity, name + "_Residual");
     }
+    f.stages.push_back(x);
+    f.channels.push_back(out_channels[s]);
   }
   b.set_block(-1);
+  return f;
+}
+
+}  // namespace hgnet_v2
+
+namespace {
+
+using namespace blocks;
+
+Value build(const BuildInput& in, GraphBuilder& b) {
+  const std::int64_t channels = in.config.dim({"num_channels"}, 3);
+  auto pixels = b.input({channels, in.image_size(224), in.image_size(224)}, "pixels");
+  const Value x = hgnet_v2::trunk(in.config, b, pixels, Scope(), false).stages.back();
   if (in.head == Head::Base) return x;
   auto pooled_map = pool(b, x, "Pooler", false);
   return classifier(b, Value{pooled_map.node, {x.shape[0]}}, "Classifier", Scope("fc"), x.shape[0], in.num_labels(),

@@ -1,0 +1,18 @@
+// RT-DETR (models/rt_detr/modeling_rt_detr.py): see rt_detr_common.hpp. RTDetrForObjectDetection puts a class head
+// and a box head per decoder layer inside the decoder (model.decoder.class_embed.i / bbox_embed.i, untied).
+#include "families/rt_detr_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return rt_detr::build(in, b, rt_detr::Layout{}); }
+
+}  // namespace
+
+const Family& rt_detr_family() {
+  static const Family family{"rt_detr", "models/rt_detr/modeling_rt_detr.py",
+                             classes("RTDetr", {heads::ForObjectDetection}), build};
+  return family;
+}
+
+}  // namespace neurarch::families
