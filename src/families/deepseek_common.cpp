@@ -16,18 +16,22 @@ blocks::LatentAttentionSpec latent_attention(const Config& c, std::int64_t hidde
           .dropout = c.number({"attention_dropout"}, 0.0)};
 }
 
-graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Defaults& d) {
-  const Config& c = in.config;
-  decoder::DecoderSpec s = decoder::read_llama_config(c, d.llama);
-  const bool mlp_bias = d.reads_mlp_bias && c.flag({"mlp_bias"}, false);
-
+decltype(decoder::DecoderSpec::attention_override) latent_attention_in_layers(const Config& c,
+                                                                              const decoder::DecoderSpec& s,
+                                                                              const Defaults& d) {
   const blocks::LatentAttentionSpec attention = latent_attention(c, s.hidden, s.heads, d);
-  s.attention_override = [attention](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
-                                     const graph::Scope& layer) {
+  return [attention](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i, const graph::Scope& layer) {
     blocks::LatentAttentionSpec a = attention;
     a.module = layer / "self_attn";
     return blocks::latent_attention(gb, x, blocks::BlockNames{i}.attention(), a);
   };
+}
+
+graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Defaults& d) {
+  const Config& c = in.config;
+  decoder::DecoderSpec s = decoder::read_llama_config(c, d.llama);
+  const bool mlp_bias = d.reads_mlp_bias && c.flag({"mlp_bias"}, false);
+  s.attention_override = latent_attention_in_layers(c, s, d);
 
   const std::int64_t experts = c.dim({"n_routed_experts"}, d.n_routed_experts);
   const std::int64_t expert_width = c.dim({"moe_intermediate_size"}, d.moe_intermediate_size);

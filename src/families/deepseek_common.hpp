@@ -33,4 +33,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b, const Defaults&
 blocks::LatentAttentionSpec latent_attention(const Config& c, std::int64_t hidden, std::int64_t heads,
                                              const Defaults& d);
 
+/// A DecoderSpec::attention_override that puts that latent attention, under `self_attn`, in every layer of `s`
+/// (GLM-4.7-Flash and Youtu-LLM take it into their own stacks).
+decltype(decoder::DecoderSpec::attention_override) latent_attention_in_layers(const Config& c,
+                                                                              const decoder::DecoderSpec& s,
+                                                                              const Defaults& d);
+
 }  // namespace neurarch::families::deepseek

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "families/llama_common.hpp"
+#include "families/exaone4.hpp"
 
 namespace neurarch::families {
 namespace {
@@ -45,13 +45,17 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.names.post_attn_norm = "post_attention_layernorm";
   s.names.pre_ffn_norm.clear();
   s.names.post_ffn_norm = "post_feedforward_layernorm";
-  const std::int64_t window = decoder::window_or_none(c, "sliding_window", 4096);
-  s.windows = decoder::windows_from_layer_types(c, s.layers, window);
-  if (s.windows.empty()) s.windows = pattern_windows(c, s.layers, window);
+  s.windows = exaone4::windows(c, s.layers, 4096);
   return decoder::build_decoder(in, b, s);
 }
 
 }  // namespace
+
+std::vector<std::int64_t> exaone4::windows(const Config& c, std::int64_t layers, std::int64_t default_window) {
+  const std::int64_t window = decoder::window_or_none(c, "sliding_window", default_window);
+  std::vector<std::int64_t> out = decoder::windows_from_layer_types(c, layers, window);
+  return out.empty() ? pattern_windows(c, layers, window) : out;
+}
 
 const Family& exaone4_family() {
   static const Family family{"exaone4", "models/exaone4/modeling_exaone4.py",

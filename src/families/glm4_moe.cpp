@@ -39,12 +39,17 @@ decoder::DecoderSpec spec(const Config& c, const decoder::LlamaDefaults& default
 
 decltype(decoder::DecoderSpec::mlp_override) v3_feed_forward(const Config& c, const decoder::DecoderSpec& s,
                                                              const MoeDefaults& d) {
-  const std::int64_t experts = c.dim({"n_routed_experts"}, d.n_routed_experts);
-  const std::int64_t expert_width = c.dim({"moe_intermediate_size"}, d.moe_intermediate_size);
-  const std::int64_t shared = c.integer({"n_shared_experts"}, d.n_shared_experts);
   const std::int64_t first_dense = d.dense_layers ? c.integer({"first_k_dense_replace"}, d.first_k_dense_replace) : 0;
   std::vector<bool> sparse(static_cast<std::size_t>(s.layers));
   for (std::int64_t i = 0; i < s.layers; ++i) sparse[static_cast<std::size_t>(i)] = i >= first_dense;
+  return v3_feed_forward(c, s, d, std::move(sparse));
+}
+
+decltype(decoder::DecoderSpec::mlp_override) v3_feed_forward(const Config& c, const decoder::DecoderSpec& s,
+                                                             const MoeDefaults& d, std::vector<bool> sparse) {
+  const std::int64_t experts = c.dim({"n_routed_experts"}, d.n_routed_experts);
+  const std::int64_t expert_width = c.dim({"moe_intermediate_size"}, d.moe_intermediate_size);
+  const std::int64_t shared = c.integer({"n_shared_experts"}, d.n_shared_experts);
 
   const blocks::MoESpec base{.hidden = s.hidden, .intermediate = expert_width, .experts = experts,
                              .top_k = c.integer({"num_experts_per_tok"}, d.num_experts_per_tok),

@@ -28,4 +28,9 @@ decoder::DecoderSpec spec(const Config& c, const decoder::LlamaDefaults& default
 decltype(decoder::DecoderSpec::mlp_override) v3_feed_forward(const Config& c, const decoder::DecoderSpec& s,
                                                              const MoeDefaults& d);
 
+/// The same feed-forward with the mixture layers given (`sparse[i]`) rather than read from first_k_dense_replace
+/// (GLM-4.7-Flash's mlp_layer_types).
+decltype(decoder::DecoderSpec::mlp_override) v3_feed_forward(const Config& c, const decoder::DecoderSpec& s,
+                                                             const MoeDefaults& d, std::vector<bool> sparse);
+
 }  // namespace neurarch::families::glm4_moe

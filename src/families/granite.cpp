@@ -6,9 +6,12 @@
 namespace neurarch::families {
 
 decoder::DecoderSpec granite::spec(const Config& c) {
-  decoder::DecoderSpec s = decoder::read_llama_config(
-      c, {.vocab = 32000, .hidden = 4096, .intermediate = 11008, .layers = 32, .heads = 32,
-          .positions = 2048, .activation = "silu", .tie_word_embeddings = false});
+  return spec(c, {.vocab = 32000, .hidden = 4096, .intermediate = 11008, .layers = 32, .heads = 32,
+                  .positions = 2048, .activation = "silu", .tie_word_embeddings = false});
+}
+
+decoder::DecoderSpec granite::spec(const Config& c, const decoder::LlamaDefaults& defaults) {
+  decoder::DecoderSpec s = decoder::read_llama_config(c, defaults);
   s.head_dim = s.hidden / s.heads;
   const bool bias = c.flag({"attention_bias"}, false);
   s.qkv_bias = bias;

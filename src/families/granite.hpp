@@ -9,6 +9,8 @@ namespace neurarch::families::granite {
 /// GraniteConfig: Llama's tensors with Granite's defaults, head_dim = hidden / heads (no head_dim key in
 /// 4.47.1) and attention_bias on q/k/v/o. The multipliers are config scalars, not weights.
 decoder::DecoderSpec spec(const Config& c);
+/// The same with another config class's defaults (GraniteSWAConfig).
+decoder::DecoderSpec spec(const Config& c, const decoder::LlamaDefaults& defaults);
 
 }  // namespace neurarch::families::granite
 

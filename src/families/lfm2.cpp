@@ -45,9 +45,11 @@ std::vector<bool> conv_layers(const Config& c, std::int64_t layers) {
   return out;
 }
 
+}  // namespace
+
 // in_proj -> depthwise causal Conv1d over B * x -> C * conv -> out_proj, on [seq, hidden].
-graph::Value short_conv(graph::GraphBuilder& b, const graph::Value& x, std::int64_t i, const graph::Scope& module,
-                        std::int64_t hidden, std::int64_t kernel, bool bias) {
+graph::Value lfm2::short_conv(graph::GraphBuilder& b, const graph::Value& x, std::int64_t i,
+                              const graph::Scope& module, std::int64_t hidden, std::int64_t kernel, bool bias) {
   auto bcx = blocks::dense(b, x, fmt::format("ShortConv_In_{}", i), module / "in_proj", hidden, 3 * hidden, bias);
   const std::int64_t seq = x.shape.empty() ? 0 : x.shape.front();
   // The reference pads kernel - 1 frames on both sides and keeps the first seq outputs: causal, same length.
@@ -58,8 +60,6 @@ graph::Value short_conv(graph::GraphBuilder& b, const graph::Value& x, std::int6
   if (kernel < 1) b.fail(conv, fmt::format("conv_L_cache {} leaves the convolution no kernel", kernel));
   return blocks::dense(b, conv, fmt::format("ShortConv_Out_{}", i), module / "out_proj", hidden, hidden, bias);
 }
-
-}  // namespace
 
 decoder::DecoderSpec lfm2::spec(const Config& c, const decoder::LlamaDefaults& defaults) {
   decoder::DecoderSpec s = decoder::read_llama_config(c, defaults);
@@ -82,7 +82,7 @@ decoder::DecoderSpec lfm2::spec(const Config& c, const decoder::LlamaDefaults& d
                              const graph::Scope& layer) -> graph::Value {
     const auto at = static_cast<std::size_t>(i);
     if (at >= conv.size() || !conv[at]) return {};  // an attention layer: the default path
-    return short_conv(gb, x, i, layer / "conv", hidden, kernel, bias);
+    return lfm2::short_conv(gb, x, i, layer / "conv", hidden, kernel, bias);
   };
   return s;
 }

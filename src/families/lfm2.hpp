@@ -9,4 +9,9 @@ namespace neurarch::families::lfm2 {
 /// `defaults`. The feed-forward width is the caller's: LFM2 shrinks it, LFM2-MoE does not.
 decoder::DecoderSpec spec(const Config& c, const decoder::LlamaDefaults& defaults);
 
+/// The gated short convolution of layer i under `module` (in_proj -> depthwise causal Conv1d of `kernel` over B * x
+/// -> C * conv -> out_proj) on [seq, hidden]; LFM3 keeps it.
+graph::Value short_conv(graph::GraphBuilder& b, const graph::Value& x, std::int64_t i, const graph::Scope& module,
+                        std::int64_t hidden, std::int64_t kernel, bool bias);
+
 }  // namespace neurarch::families::lfm2
