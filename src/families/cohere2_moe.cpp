@@ -14,16 +14,6 @@
 namespace neurarch::families {
 namespace {
 
-std::vector<bool> sparse_layers(const Config& c, std::int64_t layers, std::int64_t dense_prefix) {
-  std::vector<bool> out(static_cast<std::size_t>(layers));
-  const auto* types = c.raw({"mlp_layer_types"});
-  for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = types && types->is_array()
-                 ? i < types->size() && (*types)[i].is_string() && (*types)[i].get<std::string>() == "sparse"
-                 : static_cast<std::int64_t>(i) >= dense_prefix;
-  return out;
-}
-
 std::vector<std::int64_t> attention_windows(const Config& c, std::int64_t layers, std::int64_t dense_prefix,
                                             std::int64_t prefix_pattern) {
   const std::int64_t window = decoder::window_or_none(c, "sliding_window", 4096);
@@ -56,7 +46,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   // first_k_dense_replace is a construction argument the config does not keep; saved configs list the layers.
   const std::int64_t dense_prefix = c.integer({"first_k_dense_replace"}, 0);
   const std::int64_t prefix_pattern = c.integer({"prefix_dense_sliding_window_pattern"}, 1);
-  std::vector<bool> sparse = sparse_layers(c, s.layers, dense_prefix);
+  std::vector<bool> sparse = moe::sparse_layers_by_type(c, s.layers, [&] { return dense_prefix; });
   s.windows = attention_windows(c, s.layers, dense_prefix, prefix_pattern);
   for (std::size_t i = 0; i < sparse.size(); ++i)
     s.rope_layers.push_back(s.windows[i] > 0 || (!sparse[i] && prefix_pattern == 1));

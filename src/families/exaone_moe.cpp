@@ -5,25 +5,11 @@
 // `mlp.gate` to num_experts experts beside num_shared_experts shared ones. The router's fp32
 // e_score_correction_bias is saved as `mlp.e_score_correction_bias` (5.24 moves it under `gate` on load), and the
 // experts one module each. The checkpoint's multi-token-prediction layers (mtp.*) are not part of these classes.
-#include <nlohmann/json.hpp>
-
 #include "families/exaone4.hpp"
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
 namespace {
-
-std::vector<bool> sparse_layers(const Config& c, std::int64_t layers) {
-  std::vector<bool> out(static_cast<std::size_t>(layers));
-  if (const auto* types = c.raw({"mlp_layer_types"}); types && types->is_array()) {
-    for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = i < types->size() && (*types)[i].is_string() && (*types)[i].get<std::string>() == "sparse";
-    return out;
-  }
-  const std::int64_t dense = c.integer({"first_k_dense_replace"}, 1);
-  for (std::int64_t i = 0; i < layers; ++i) out[static_cast<std::size_t>(i)] = i >= dense;
-  return out;
-}
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
@@ -43,7 +29,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const auto hidden = s.hidden, intermediate = s.intermediate;
   const auto activation = s.activation;
   auto hook = moe::layer_hook(
-      sparse_layers(c, s.layers), moe::experts_under(base, "mlp", "shared_experts"),
+      moe::sparse_layers_by_type(c, s.layers, [&] { return c.integer({"first_k_dense_replace"}, 1); }), moe::experts_under(base, "mlp", "shared_experts"),
       [hidden, intermediate, activation](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
                                          const graph::Scope& layer) {
         return moe::dense_mlp(gb, x, i, layer / "mlp", hidden, intermediate, activation);

@@ -4,22 +4,12 @@
 // mlp_layer_types ("dense" / "sparse", default: the first dense, the rest sparse); the reference does not read
 // first_k_dense_replace, which the published config still carries. The checkpoint's multi-token-prediction
 // layer (model.layers.47, ignored on load) is not part of these classes.
-#include <nlohmann/json.hpp>
-
 #include "families/deepseek_common.hpp"
 #include "families/glm4_moe.hpp"
+#include "families/moe_common.hpp"
 
 namespace neurarch::families {
 namespace {
-
-std::vector<bool> sparse_layers(const Config& c, std::int64_t layers) {
-  std::vector<bool> out(static_cast<std::size_t>(layers), true);
-  if (!out.empty()) out[0] = false;
-  if (const auto* types = c.raw({"mlp_layer_types"}); types && types->is_array())
-    for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = i < types->size() && (*types)[i].is_string() && (*types)[i].get<std::string>() == "sparse";
-  return out;
-}
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
@@ -36,7 +26,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.attention_override = deepseek::latent_attention_in_layers(c, s, d);
   s.mlp_override = glm4_moe::v3_feed_forward(
       c, s, {.n_routed_experts = 64, .moe_intermediate_size = 1536, .n_shared_experts = 1, .num_experts_per_tok = 4},
-      sparse_layers(c, s.layers));
+      moe::sparse_layers_by_type(c, s.layers, [] { return std::int64_t{1}; }));
   return decoder::build_decoder(in, b, s);
 }
 

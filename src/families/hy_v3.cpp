@@ -7,21 +7,10 @@
 // experts are one module each.
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
 namespace {
-
-std::vector<bool> sparse_layers(const Config& c, std::int64_t layers) {
-  std::vector<bool> out(static_cast<std::size_t>(layers), true);
-  if (!out.empty()) out[0] = false;
-  if (const auto* types = c.raw({"mlp_layer_types"}); types && types->is_array())
-    for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = i < types->size() && (*types)[i].is_string() && (*types)[i].get<std::string>() == "sparse";
-  return out;
-}
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
@@ -45,7 +34,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const auto hidden = s.hidden, intermediate = s.intermediate;
   const auto activation = s.activation;
   auto hook = moe::layer_hook(
-      sparse_layers(c, s.layers),
+      moe::sparse_layers_by_type(c, s.layers, [] { return std::int64_t{1}; }),
       [base](std::int64_t, const graph::Scope& layer) {
         blocks::MoESpec m = base;
         m.module = layer / "mlp";

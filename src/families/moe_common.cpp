@@ -24,6 +24,19 @@ std::vector<bool> sparse_layers_by_step(const Config& c, std::int64_t layers, st
   return out;
 }
 
+std::vector<bool> sparse_layers_by_type(const Config& c, std::int64_t layers,
+                                        const std::function<std::int64_t()>& dense_prefix) {
+  std::vector<bool> out(static_cast<std::size_t>(std::max<std::int64_t>(layers, 0)));
+  if (const auto* types = c.raw({"mlp_layer_types"}); types && types->is_array()) {
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = i < types->size() && (*types)[i].is_string() && (*types)[i].get<std::string>() == "sparse";
+    return out;
+  }
+  const std::int64_t dense = dense_prefix();
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::int64_t>(i) >= dense;
+  return out;
+}
+
 graph::Value dense_mlp(graph::GraphBuilder& b, const graph::Value& x, std::int64_t i, const graph::Scope& module,
                        std::int64_t hidden, std::int64_t intermediate, const std::string& activation, bool bias) {
   blocks::FeedForwardSpec f{.hidden = hidden, .intermediate = intermediate, .activation = activation, .gated = true,

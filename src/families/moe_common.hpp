@@ -3,6 +3,7 @@
 // layers are sparse, and the MLP hook that puts a MixtureOfExperts node (or a dense MLP) in a
 // layer. Each family reads its own keys and names; nothing here knows a family.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,12 @@ namespace neurarch::families::moe {
 /// Qwen-MoE's rule: layer i is sparse when it is not in `mlp_only_layers` and
 /// (i + 1) % decoder_sparse_step == 0 (with experts > 0).
 std::vector<bool> sparse_layers_by_step(const Config& c, std::int64_t layers, std::int64_t experts);
+
+/// The rule of configs that list each layer's MLP (GLM-4.7-Flash, Hunyuan V3, Command MoE, K-EXAONE): layer i is
+/// sparse when `mlp_layer_types[i]` is "sparse"; without the list, every layer from `dense_prefix()` on (read only
+/// then, so the config's read log holds the key the family really used).
+std::vector<bool> sparse_layers_by_type(const Config& c, std::int64_t layers,
+                                        const std::function<std::int64_t()>& dense_prefix);
 
 /// The dense gated MLP of a non-sparse layer under `module`, named like every family's FFN node.
 graph::Value dense_mlp(graph::GraphBuilder& b, const graph::Value& x, std::int64_t i, const graph::Scope& module,
