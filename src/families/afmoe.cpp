@@ -71,10 +71,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
         m.shared = m.module / "shared_experts";
         return m;
       },
-      [hidden, intermediate, activation](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
-                                         const graph::Scope& layer) {
-        return moe::dense_mlp(gb, x, i, layer / "mlp", hidden, intermediate, activation);
-      });
+      moe::dense_under(hidden, intermediate, activation));
   s.mlp_override = [hook, experts](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
                                    const graph::Scope& layer) {
     auto out = hook(gb, x, i, layer);

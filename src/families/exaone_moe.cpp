@@ -30,10 +30,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const auto activation = s.activation;
   auto hook = moe::layer_hook(
       moe::sparse_layers_by_type(c, s.layers, [&] { return c.integer({"first_k_dense_replace"}, 1); }), moe::experts_under(base, "mlp", "shared_experts"),
-      [hidden, intermediate, activation](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
-                                         const graph::Scope& layer) {
-        return moe::dense_mlp(gb, x, i, layer / "mlp", hidden, intermediate, activation);
-      });
+      moe::dense_under(hidden, intermediate, activation));
   s.mlp_override = [hook, experts](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
                                    const graph::Scope& layer) {
     auto out = hook(gb, x, i, layer);

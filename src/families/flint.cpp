@@ -47,10 +47,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const auto activation = s.activation;
   s.mlp_override = moe::layer_hook(
       std::move(sparse), moe::experts_under(base, "mlp", "shared_expert"),
-      [hidden, intermediate, activation](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
-                                         const graph::Scope& layer) {
-        return moe::dense_mlp(gb, x, i, layer / "mlp", hidden, intermediate, activation);
-      });
+      moe::dense_under(hidden, intermediate, activation));
   return decoder::build_decoder(in, b, s);
 }
 

@@ -59,10 +59,7 @@ decltype(decoder::DecoderSpec::mlp_override) v3_feed_forward(const Config& c, co
   auto hook = moe::layer_hook(
       std::move(sparse),
       moe::experts_under(base, "mlp", shared > 0 ? "shared_experts" : ""),
-      [hidden, intermediate, activation](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
-                                         const graph::Scope& layer) {
-        return moe::dense_mlp(gb, x, i, layer / "mlp", hidden, intermediate, activation);
-      });
+      moe::dense_under(hidden, intermediate, activation));
   return [hook, experts](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i, const graph::Scope& layer) {
     auto out = hook(gb, x, i, layer);
     // Added to the router's sigmoid scores when picking experts (aux-loss-free balancing).

@@ -42,10 +42,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
         m.shared = m.module / "shared_experts";
         return m;
       },
-      [hidden, intermediate, activation](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
-                                         const graph::Scope& layer) {
-        return moe::dense_mlp(gb, x, i, layer / "mlp", hidden, intermediate, activation);
-      });
+      moe::dense_under(hidden, intermediate, activation));
   return decoder::build_decoder(in, b, s);
 }
 

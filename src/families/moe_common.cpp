@@ -59,6 +59,13 @@ SpecForLayer experts_under(blocks::MoESpec base, std::string module, std::string
   };
 }
 
+DenseForLayer dense_under(std::int64_t hidden, std::int64_t intermediate, std::string activation, std::string module) {
+  return [hidden, intermediate, activation = std::move(activation), module = std::move(module)](
+             graph::GraphBuilder& b, const graph::Value& x, std::int64_t i, const graph::Scope& layer) {
+    return dense_mlp(b, x, i, layer / module, hidden, intermediate, activation);
+  };
+}
+
 decltype(decoder::DecoderSpec::mlp_override) layer_hook(std::vector<bool> sparse, SpecForLayer make,
                                                         DenseForLayer dense) {
   return [sparse = std::move(sparse), make = std::move(make), dense = std::move(dense)](

@@ -39,6 +39,10 @@ using DenseForLayer =
 /// the shared expert under `shared` when it is not empty.
 SpecForLayer experts_under(blocks::MoESpec base, std::string module = "mlp", std::string shared = "");
 
+/// The dense layers most families declare: dense_mlp under `<layer>.<module>`.
+DenseForLayer dense_under(std::int64_t hidden, std::int64_t intermediate, std::string activation,
+                          std::string module = "mlp");
+
 decltype(decoder::DecoderSpec::mlp_override) layer_hook(std::vector<bool> sparse, SpecForLayer make,
                                                         DenseForLayer dense = {});
 

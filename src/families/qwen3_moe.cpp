@@ -28,10 +28,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   s.mlp_override = moe::layer_hook(
       moe::sparse_layers_by_step(c, s.layers, experts),
       moe::experts_under(base),
-      [hidden, intermediate, activation](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
-                                         const graph::Scope& layer) {
-        return moe::dense_mlp(gb, x, i, layer / "mlp", hidden, intermediate, activation);
-      });
+      moe::dense_under(hidden, intermediate, activation));
   return decoder::build_decoder(in, b, s);
 }
 

@@ -35,10 +35,7 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
   };
   s.mlp_override = moe::layer_hook(
       moe::sparse_layers_by_step(text, s.layers, experts), fused,
-      [hidden, intermediate, activation](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i,
-                                         const graph::Scope& layer) {
-        return moe::dense_mlp(gb, x, i, layer / "mlp", hidden, intermediate, activation);
-      });
+      moe::dense_under(hidden, intermediate, activation));
   return qwen3_vl::build(in, b, s, "Qwen3VLMoeTextModel");
 }
 
