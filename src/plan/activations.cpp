@@ -28,7 +28,7 @@ struct Bytes {
 class Builder {
  public:
   Builder(const graph::Graph& g, const Setup& s, const std::vector<WeightRole>& roles)
-      : g_(g), s_(s), roles_(roles), out_bytes_(g.nodes.size(), 4), recorded_(recorded_by_autograd(g)),
+      : g_(g), s_(s), roles_(roles), out_bytes_(g.nodes.size(), 4), kept_output_(g.nodes.size(), 0), recorded_(recorded_by_autograd(g)),
         origin_(g.nodes.size()) {
     const bool full = s.mode == Mode::Full;
     const auto rule = precision_rule(s.precision);
@@ -306,7 +306,13 @@ class Builder {
         // The weight gradient needs the input (a bf16 cast of an fp32 map under autocast); frozen
         // convolutions (LoRA, QLoRA) need only their weights for the input gradient.
         std::int64_t elements = std::accumulate(in_shape.begin(), in_shape.end(), std::int64_t{1}, std::multiplies<>());
-        linear_inputs(a, n, 0, 1, elements, in_bytes, "conv input");
+        // Uncast, the input a convolution keeps is the tensor its producer made: when a ReLU already keeps it (or
+        // a sibling convolution of a residual branch does), only the adapters' own copies are new.
+        const bool shared = in && !(p_.autocast && in_bytes > 2) && already_kept(*in, in_bytes);
+        linear_inputs(a, n, 0, 1, elements, in_bytes, "conv input", shared);
+        if (in && recorded_[static_cast<std::size_t>(n.index)] && !(p_.autocast && in_bytes > 2) &&
+            keeps_plain_input(n, 0))
+          keep_output(*in, in_bytes);
         // An activation and dropout on the conv's output (SegFormer's Mix-FFN) keep their own.
         const std::int64_t produced = std::accumulate(n.out.begin(), n.out.end(), std::int64_t{1}, std::multiplies<>());
         activation(a, n.activation, produced);
@@ -338,9 +344,11 @@ class Builder {
         // Max pooling keeps its input and the argmax of every output (int64); average pooling
         // needs only the shapes.
         if (n.spatial && n.spatial->max) {
-          a.saved.push_back({"max-pool input", std::accumulate(in_shape.begin(), in_shape.end(), std::int64_t{1},
-                                                               std::multiplies<>()),
-                             in_bytes});
+          if (!in || !already_kept(*in, in_bytes))
+            a.saved.push_back({"max-pool input", std::accumulate(in_shape.begin(), in_shape.end(), std::int64_t{1},
+                                                                 std::multiplies<>()),
+                               in_bytes});
+          if (in && recorded_[static_cast<std::size_t>(n.index)]) keep_output(*in, in_bytes);
           a.saved.push_back(
               {"max-pool indices", std::accumulate(n.out.begin(), n.out.end(), std::int64_t{1}, std::multiplies<>()), 8});
         }
@@ -386,6 +394,13 @@ class Builder {
         break;
     }
     out_bytes_[static_cast<std::size_t>(n.index)] = out;
+    // ReLU, sigmoid and tanh keep their result for backward: when it is the node's output (no dropout after it)
+    // and in the output's dtype, the next node's kept input is the same storage.
+    if (recorded_[static_cast<std::size_t>(n.index)] && saves_result(n.activation) && n.dropout <= 0 &&
+        (n.type == NodeType::Conv2d || n.type == NodeType::BatchNorm || n.type == NodeType::Linear ||
+         n.type == NodeType::Add) &&
+        (n.type != NodeType::BatchNorm || frozen_affine(n) || out == c))
+      keep_output(n, out);
     // Autograd records no graph where no input needs a gradient and no parameter is trained (pixels
     // through a frozen batch norm or a frozen stem).
     if (!recorded_[static_cast<std::size_t>(n.index)]) a.saved.clear();
@@ -396,6 +411,12 @@ class Builder {
     }
     return a;
   }
+
+  static bool saves_result(const std::string& act) { return act == "relu" || act == "sigmoid" || act == "tanh"; }
+  bool already_kept(const Node& producer, int bytes) const {
+    return kept_output_[static_cast<std::size_t>(producer.index)] == bytes;
+  }
+  void keep_output(const Node& producer, int bytes) { kept_output_[static_cast<std::size_t>(producer.index)] = bytes; }
 
   void attention(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
     const auto& at = *n.attention;
@@ -957,6 +978,10 @@ class Builder {
   const Setup& s_;
   const std::vector<WeightRole>& roles_;
   std::vector<int> out_bytes_;
+  /// Bytes per element of a node's output when autograd already keeps that very tensor (a ReLU's result, or a
+  /// convolution's or max pool's input saved whole and uncast); 0 otherwise. A later node that keeps the same
+  /// tensor as its input adds nothing: autograd saves one storage, however many nodes hold it.
+  std::vector<int> kept_output_;
   std::vector<bool> recorded_;  ///< per node: recorded_by_autograd
   bool dense_moe_note_ = false;
   std::vector<const graph::GraphInput*> origin_;
