@@ -1,6 +1,7 @@
 #include "core/config.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -182,7 +183,9 @@ std::int64_t Config::integer(Keys keys, std::optional<std::int64_t> fallback) co
   // Configs written by hand sometimes hold 768.0; accept integral floats, refuse 768.5.
   if (v->is_number_float()) {
     double d = v->get<double>();
-    if (d != static_cast<double>(static_cast<std::int64_t>(d)) || d > 9.0e18 || d < -9.0e18)
+    // The range first: converting a double outside int64's range is undefined behaviour (the fuzzer found
+    // 51222222222222222224, which the JSON parser reads as a float).
+    if (!(d >= -9.0e18 && d <= 9.0e18) || d != std::trunc(d))
       throw Error(ErrorKind::InvalidInput, where(key), fmt::format("expected an integer, found {}", v->dump()));
     record(key, *v, true, keys);
     return static_cast<std::int64_t>(d);

@@ -64,6 +64,15 @@ TEST(Config, EveryReadKeepsTheSpellingsTheFamilyAccepted) {
   EXPECT_EQ(c.reads()[0].aliases, (std::vector<std::string>{"n_embd", "hidden_size", "dim", "embed_dim"}));
 }
 
+TEST(Config, IntegersBeyondInt64AreRefusedBeforeAnyConversion) {
+  // 51222222222222222224 does not fit a uint64, so the JSON parser reads it as a float; converting it to int64
+  // would be undefined behaviour (found by the config fuzzer).
+  auto c = Config::parse(R"({"max_position_embeddings": 51222222222222222224, "n": 1e300, "m": -9.5e18})", "c.json");
+  EXPECT_NE(error_of([&] { c.dim({"max_position_embeddings"}, 1); }).find("expected an integer"), std::string::npos);
+  EXPECT_NE(error_of([&] { c.integer({"n"}, 1); }).find("expected an integer"), std::string::npos);
+  EXPECT_NE(error_of([&] { c.integer({"m"}, 1); }).find("expected an integer"), std::string::npos);
+}
+
 TEST(Config, AbsurdSizesAreRefusedWithTheKey) {
   auto c = Config::parse(R"({"hidden_size": -4, "vocab_size": 0, "n": 1099511627776000, "f": 3.5})", "c.json");
   EXPECT_NE(error_of([&] { c.dim({"hidden_size"}); }).find("key 'hidden_size'"), std::string::npos);
