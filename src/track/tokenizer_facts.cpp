@@ -56,10 +56,16 @@ struct Vocabulary {
   bool known = false;
 };
 
+// `"special": true` on an added token; anything else (absent, not a boolean) is not special.
+bool marked_special(const json& t) {
+  return t.is_object() && t.contains("special") && t["special"].is_boolean() && t["special"].get<bool>();
+}
+
 Vocabulary base_vocabulary(const std::optional<json>& tokenizer_json, const std::map<std::string, std::string>& texts,
                            std::vector<std::string>& errors) {
   Vocabulary v;
-  if (tokenizer_json && tokenizer_json->contains("model")) {
+  // Every access checks the type first: these files come from any repository (json::value throws on a non-object).
+  if (tokenizer_json && tokenizer_json->contains("model") && (*tokenizer_json)["model"].is_object()) {
     const json& vocab = (*tokenizer_json)["model"].value("vocab", json());
     if (vocab.is_object()) {  // BPE, WordPiece, WordLevel: token -> id
       for (const auto& [token, id] : vocab.items())
@@ -117,10 +123,12 @@ TokenizerFacts tokenizer_facts(const std::map<std::string, std::string>& texts) 
   std::set<std::string> special;
   if (tokenizer_json && (*tokenizer_json).contains("added_tokens") && (*tokenizer_json)["added_tokens"].is_array()) {
     for (const auto& t : (*tokenizer_json)["added_tokens"]) {
-      if (!t.is_object() || !t.contains("content") || !t.contains("id") || !t["id"].is_number_integer()) continue;
+      if (!t.is_object() || !t.contains("content") || !t["content"].is_string() || !t.contains("id") ||
+          !t["id"].is_number_integer())
+        continue;
       const std::string content = t["content"].get<std::string>();
       added[content] = t["id"].get<std::int64_t>();
-      if (t.value("special", false)) special.insert(content);
+      if (marked_special(t)) special.insert(content);
     }
   }
   if (tokenizer_config && tokenizer_config->contains("added_tokens_decoder") &&
@@ -136,7 +144,7 @@ TokenizerFacts tokenizer_facts(const std::map<std::string, std::string>& texts) 
       const std::string content = token_text(t);
       if (content.empty()) continue;
       added[content] = id;
-      if (t.is_object() && t.value("special", false)) special.insert(content);
+      if (marked_special(t)) special.insert(content);
     }
   }
   if (added_json)

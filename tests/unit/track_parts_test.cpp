@@ -110,6 +110,15 @@ TEST(TrackTokenizer, ReadsVocabularySpecialTokensAndRoles) {
   ASSERT_EQ(huge.errors.size(), 1u);
   EXPECT_EQ(huge.errors[0], "tokenizer.json: holds a number out of range");
 
+  // Well-formed JSON of the wrong shapes (found by the track fuzzer: a string "model" made json::value throw):
+  // nothing is read from them, and nothing escapes.
+  files["tokenizer.json"] = R"({"model": "bpe", "added_tokens": [{"id": 3, "content": 5}, {"id": 4, "content": "x",
+                                 "special": "yes"}]})";
+  files["tokenizer_config.json"] = R"({"added_tokens_decoder": {"9": {"content": "<s>", "special": 1}}})";
+  const auto shapes = track::tokenizer_facts(files);
+  EXPECT_EQ(shapes.special_tokens.count("x"), 0u);
+  EXPECT_EQ(shapes.special_tokens.count("<s>"), 0u);
+
   std::vector<std::string> errors;
   std::map<std::string, std::string> templates = {
       {"tokenizer_config.json", json{{"chat_template", {{{"name", "default"}, {"template", "A"}}, {{"name", "tool_use"}, {"template", "B"}}}}}.dump()}};
