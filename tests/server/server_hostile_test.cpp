@@ -2,6 +2,7 @@
 // the per-request budget, the declared-size check and the size-bounded report cache. The flood's
 // memory and latency figures are measured by bench/hostile_flood.sh, not here.
 #include <atomic>
+#include <chrono>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -80,11 +81,15 @@ TEST(ServerHostile, TwoHundredConcurrentHostilePostsGetTheirStatusAndTheServerSt
       const auto& h = bodies[static_cast<std::size_t>(i) % bodies.size()];
       auto c = live.client();
       c.set_connection_timeout(30);
-      const auto res = c.Post("/api/v1/plan", h.body, "application/json");
+      // Part of 200 simultaneous connections are reset, more on a loaded machine (cpp-httplib's listen
+      // backlog of 5; a client still sending a body past 1 MiB when its 413 comes): docs/hostile-input.md.
+      // A client retries a reset connection, as HTTP clients do; what must never happen is a wrong status.
+      auto res = c.Post("/api/v1/plan", h.body, "application/json");
+      for (int attempt = 1; !res && attempt < 5; ++attempt) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50 * attempt));
+        res = c.Post("/api/v1/plan", h.body, "application/json");
+      }
       if (!res) {
-        // Part of 200 simultaneous connections are reset, more on a loaded machine (cpp-httplib's
-        // listen backlog; a client still sending a body past 1 MiB): docs/hostile-input.md. None is
-        // answered wrongly.
         ++reset;
         return;
       }
@@ -92,9 +97,9 @@ TEST(ServerHostile, TwoHundredConcurrentHostilePostsGetTheirStatusAndTheServerSt
       EXPECT_EQ(res->status, h.status) << "body " << i % bodies.size() << ": " << res->body.substr(0, 200);
     });
   for (auto& t : clients) t.join();
-  std::cout << "[ flood    ] " << answered << " answered with their status, " << reset << " reset\n";
+  std::cout << "[ flood    ] " << answered << " answered with their status, " << reset << " reset five times\n";
   EXPECT_EQ(answered + reset, 200);
-  EXPECT_GE(answered.load(), 100);
+  EXPECT_GE(answered.load(), 190);
   EXPECT_EQ(live.client().Get("/models/gpt2")->status, 200);
 }
 
