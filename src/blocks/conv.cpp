@@ -36,8 +36,8 @@ Value conv1d(GraphBuilder& b, const Value& x, const std::string& name, const Con
                                     out_frames};
   b.at(out).activation = s.activation;
   const std::int64_t groups = s.groups > 0 ? s.groups : 1;
-  if (!s.custom_weight) b.parameter(out, s.module("weight"), {s.out_channels, s.in_channels / groups, s.kernel});
-  if (s.bias) b.parameter(out, s.module("bias"), {s.out_channels});
+  if (!s.custom_weight) b.parameter(out, s.module("weight"), {s.out_channels, s.in_channels / groups, s.kernel}, graph::TensorRole::Conv);
+  if (s.bias) b.parameter(out, s.module("bias"), {s.out_channels}, graph::TensorRole::Bias);
 
   if (channels != s.in_channels)
     b.fail(out, fmt::format("expects {} input channels, receives {}", s.in_channels, channels));
@@ -56,8 +56,8 @@ Value batch_norm1d(GraphBuilder& b, const Value& x, const std::string& name, con
   auto out = b.node(graph::NodeType::BatchNorm, name, x.shape, {x}, module);
   b.at(out).activation = activation;
   const std::int64_t channels = x.shape.empty() ? 0 : x.shape.back();
-  b.parameter(out, module("weight"), {channels});
-  b.parameter(out, module("bias"), {channels});
+  b.parameter(out, module("weight"), {channels}, graph::TensorRole::Norm);
+  b.parameter(out, module("bias"), {channels}, graph::TensorRole::Bias);
   b.buffer(out, module("running_mean"), {channels}, b.param_dtype());
   b.buffer(out, module("running_var"), {channels}, b.param_dtype());
   b.buffer(out, module("num_batches_tracked"), {}, DType::I64);

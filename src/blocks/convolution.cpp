@@ -22,8 +22,8 @@ Value conv2d(GraphBuilder& b, const Value& x, const std::string& name, const Con
                     s.module);
   b.at(out).spatial = graph::SpatialAttrs{s.kernel, s.kernel, s.stride, s.padding, s.groups, false};
   const std::int64_t groups = s.groups > 0 ? s.groups : 1;
-  b.parameter(out, s.module("weight"), {s.out, s.in / groups, s.kernel, s.kernel});
-  if (s.bias) b.parameter(out, s.module("bias"), {s.out});
+  b.parameter(out, s.module("weight"), {s.out, s.in / groups, s.kernel, s.kernel}, graph::TensorRole::Conv);
+  if (s.bias) b.parameter(out, s.module("bias"), {s.out}, graph::TensorRole::Bias);
   if (!feature_map(x))
     b.fail(out, fmt::format("expects a [channels, height, width] feature map, receives [{}]", fmt::join(x.shape, ", ")));
   else if (x.shape[0] != s.in)
@@ -40,8 +40,8 @@ Value batch_norm(GraphBuilder& b, const Value& x, const std::string& name, const
   auto out = b.node(graph::NodeType::BatchNorm, name, x.shape, {x}, module);
   b.at(out).activation = activation;
   const std::int64_t channels = x.shape.empty() ? 0 : x.shape.front();
-  b.parameter(out, module("weight"), {channels});
-  b.parameter(out, module("bias"), {channels});
+  b.parameter(out, module("weight"), {channels}, graph::TensorRole::Norm);
+  b.parameter(out, module("bias"), {channels}, graph::TensorRole::Bias);
   b.buffer(out, module("running_mean"), {channels}, b.param_dtype());
   b.buffer(out, module("running_var"), {channels}, b.param_dtype());
   b.buffer(out, module("num_batches_tracked"), {}, DType::I64);

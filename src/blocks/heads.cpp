@@ -27,15 +27,15 @@ Value lm_head(GraphBuilder& b, const Value& x, const std::string& name, const Lm
   shape.back() = s.vocab;
   auto out = b.node(graph::NodeType::LMHead, name, shape, {x}, s.module);
   if (s.tied_weight.empty())
-    b.parameter(out, s.module("weight"), {s.vocab, s.hidden});
+    b.parameter(out, s.module("weight"), {s.vocab, s.hidden}, graph::TensorRole::Linear);
   else
-    b.tied(out, s.module("weight"), {s.vocab, s.hidden}, s.tied_weight);
-  if (!s.extra_bias.empty()) b.parameter(out, s.extra_bias, {s.vocab});
+    b.tied(out, s.module("weight"), {s.vocab, s.hidden}, s.tied_weight, graph::TensorRole::Linear);
+  if (!s.extra_bias.empty()) b.parameter(out, s.extra_bias, {s.vocab}, graph::TensorRole::Bias);
   if (s.bias) {
     if (s.tied_bias.empty())
-      b.parameter(out, s.module("bias"), {s.vocab});
+      b.parameter(out, s.module("bias"), {s.vocab}, graph::TensorRole::Bias);
     else
-      b.tied(out, s.module("bias"), {s.vocab}, s.tied_bias);
+      b.tied(out, s.module("bias"), {s.vocab}, s.tied_bias, graph::TensorRole::Bias);
   }
   if (x.shape.back() != s.hidden) b.fail(out, fmt::format("expects {} features, receives {}", s.hidden, x.shape.back()));
   return out;

@@ -7,18 +7,18 @@ namespace neurarch::blocks {
 void linear_tensors(GraphBuilder& b, const Value& owner, const Scope& module, std::int64_t in, std::int64_t out,
                     bool bias, WeightLayout layout) {
   if (layout == WeightLayout::Linear)
-    b.parameter(owner, module("weight"), {out, in});
+    b.parameter(owner, module("weight"), {out, in}, graph::TensorRole::Linear);
   else
-    b.parameter(owner, module("weight"), {in, out});
-  if (bias) b.parameter(owner, module("bias"), {out});
+    b.parameter(owner, module("weight"), {in, out}, graph::TensorRole::Linear);
+  if (bias) b.parameter(owner, module("bias"), {out}, graph::TensorRole::Bias);
 }
 
 Value norm(GraphBuilder& b, const Value& x, const std::string& name, const NormSpec& spec) {
   bool rms = spec.kind == NormKind::RMSNorm;
   auto out = b.node(rms ? graph::NodeType::RMSNorm : graph::NodeType::LayerNorm, name, x.shape, {x}, spec.module);
   std::int64_t dim = x.shape.empty() ? 0 : x.shape.back();
-  b.parameter(out, spec.module("weight"), {dim});
-  if (!rms && spec.bias) b.parameter(out, spec.module("bias"), {dim});
+  b.parameter(out, spec.module("weight"), {dim}, graph::TensorRole::Norm);
+  if (!rms && spec.bias) b.parameter(out, spec.module("bias"), {dim}, graph::TensorRole::Bias);
   return out;
 }
 
@@ -32,7 +32,7 @@ Value add(GraphBuilder& b, const Value& x, const Value& residual, const std::str
 
 Value layer_scale(GraphBuilder& b, const Value& x, const std::string& name, const std::string& scale) {
   auto out = b.node(graph::NodeType::LayerScale, name, x.shape, {x});
-  b.parameter(out, scale, {x.shape.back()});
+  b.parameter(out, scale, {x.shape.back()}, graph::TensorRole::Other);
   return out;
 }
 

@@ -27,25 +27,25 @@ Value mixture_of_experts(GraphBuilder& b, const Value& x, const std::string& nam
                       .shared_gate = !s.shared_gate.empty(), .activation = s.activation, .gated = s.gated};
   if (!s.stacked_input.empty()) {
     const std::int64_t in_width = s.gated ? 2 * s.intermediate : s.intermediate;
-    b.parameter(out, s.stacked_input("weight"), {s.experts, in_width, s.hidden});
-    b.parameter(out, s.stacked_output("weight"), {s.experts, s.hidden, s.intermediate});
+    b.parameter(out, s.stacked_input("weight"), {s.experts, in_width, s.hidden}, graph::TensorRole::Stacked);
+    b.parameter(out, s.stacked_output("weight"), {s.experts, s.hidden, s.intermediate}, graph::TensorRole::Stacked);
     moe.expert_inputs = 1;
     moe.routed_matmuls = 2;
   } else if (!s.bare_experts.empty()) {
     const std::int64_t in_width = s.gated ? 2 * s.intermediate : s.intermediate;
     const std::string in_name = s.gated ? s.gate_up : s.up;
     b.parameter(out, s.bare_experts(in_name),
-                s.bare_out_in ? graph::Shape{s.experts, in_width, s.hidden} : graph::Shape{s.experts, s.hidden, in_width});
-    if (s.expert_bias) b.parameter(out, s.bare_experts(in_name + "_bias"), {s.experts, in_width});
+                s.bare_out_in ? graph::Shape{s.experts, in_width, s.hidden} : graph::Shape{s.experts, s.hidden, in_width}, graph::TensorRole::Stacked);
+    if (s.expert_bias) b.parameter(out, s.bare_experts(in_name + "_bias"), {s.experts, in_width}, graph::TensorRole::Bias);
     b.parameter(out, s.bare_experts(s.down),
                 s.bare_out_in ? graph::Shape{s.experts, s.hidden, s.intermediate}
-                              : graph::Shape{s.experts, s.intermediate, s.hidden});
-    if (s.expert_bias) b.parameter(out, s.bare_experts(s.down + "_bias"), {s.experts, s.hidden});
+                              : graph::Shape{s.experts, s.intermediate, s.hidden}, graph::TensorRole::Stacked);
+    if (s.expert_bias) b.parameter(out, s.bare_experts(s.down + "_bias"), {s.experts, s.hidden}, graph::TensorRole::Bias);
     moe.expert_inputs = 1;
     moe.routed_matmuls = 2;
   } else if (!s.flat_experts.empty()) {
     for (const auto& leaf : {s.gate, s.up, s.down})
-      b.parameter(out, s.flat_experts(leaf), {s.experts * s.intermediate, s.hidden});
+      b.parameter(out, s.flat_experts(leaf), {s.experts * s.intermediate, s.hidden}, graph::TensorRole::Matrix);
     moe.expert_inputs = 2;
     moe.routed_matmuls = 3;
   } else {

@@ -27,14 +27,14 @@ Value rg_lru_block(GraphBuilder& b, const Value& x, const std::string& name, con
   b.at(out).activation = s.activation;
   linear_tensors(b, out, m / "linear_y", s.hidden, s.width, true);
   linear_tensors(b, out, m / "linear_x", s.hidden, s.width, true);
-  b.parameter(out, (m / "conv_1d")("weight"), {s.width, 1, s.conv_kernel});
-  b.parameter(out, (m / "conv_1d")("bias"), {s.width});
+  b.parameter(out, (m / "conv_1d")("weight"), {s.width, 1, s.conv_kernel}, graph::TensorRole::Conv);
+  b.parameter(out, (m / "conv_1d")("bias"), {s.width}, graph::TensorRole::Bias);
   const Scope lru = m / "rg_lru";
-  b.parameter(out, lru("recurrent_param"), {s.width});
-  b.parameter(out, lru("input_gate_weight"), {s.heads, block, block});
-  b.parameter(out, lru("input_gate_bias"), {s.heads, block});
-  b.parameter(out, lru("recurrent_gate_weight"), {s.heads, block, block});
-  b.parameter(out, lru("recurrent_gate_bias"), {s.heads, block});
+  b.parameter(out, lru("recurrent_param"), {s.width}, graph::TensorRole::Other);
+  b.parameter(out, lru("input_gate_weight"), {s.heads, block, block}, graph::TensorRole::Stacked);
+  b.parameter(out, lru("input_gate_bias"), {s.heads, block}, graph::TensorRole::Bias);
+  b.parameter(out, lru("recurrent_gate_weight"), {s.heads, block, block}, graph::TensorRole::Stacked);
+  b.parameter(out, lru("recurrent_gate_bias"), {s.heads, block}, graph::TensorRole::Bias);
   linear_tensors(b, out, m / "linear_out", s.width, s.hidden, true);
   // The gates reshape the width into heads x (width / heads) blocks.
   if (s.heads <= 0 || s.width % s.heads != 0)
@@ -49,9 +49,9 @@ Value wkv_time_mix(GraphBuilder& b, const Value& x, const std::string& name, con
   auto out = mixer_node(b, x, name, s.hidden, m,
                         {.cell = graph::RecurrentCell::Wkv, .width = s.width, .heads = 1, .state = 3 * s.width + s.hidden,
                          .input_projections = 3, .token_shift = true});
-  b.parameter(out, m("time_decay"), {s.width});
-  b.parameter(out, m("time_first"), {s.width});
-  for (const char* mix : {"time_mix_key", "time_mix_value", "time_mix_receptance"}) b.parameter(out, m(mix), {1, 1, s.hidden});
+  b.parameter(out, m("time_decay"), {s.width}, graph::TensorRole::Other);
+  b.parameter(out, m("time_first"), {s.width}, graph::TensorRole::Other);
+  for (const char* mix : {"time_mix_key", "time_mix_value", "time_mix_receptance"}) b.parameter(out, m(mix), {1, 1, s.hidden}, graph::TensorRole::Other);
   linear_tensors(b, out, m / "key", s.hidden, s.width, false);
   linear_tensors(b, out, m / "value", s.hidden, s.width, false);
   linear_tensors(b, out, m / "receptance", s.hidden, s.width, false);
@@ -66,8 +66,8 @@ Value wkv_channel_mix(GraphBuilder& b, const Value& x, const std::string& name, 
   auto out = b.node(graph::NodeType::FeedForward, name, out_shape, {x}, module);
   b.at(out).feed_forward = graph::FeedForwardAttrs{.in = hidden, .intermediate = intermediate, .activation = "relu2",
                                                    .output_gate = true, .token_shift = true};
-  b.parameter(out, module("time_mix_key"), {1, 1, hidden});
-  b.parameter(out, module("time_mix_receptance"), {1, 1, hidden});
+  b.parameter(out, module("time_mix_key"), {1, 1, hidden}, graph::TensorRole::Other);
+  b.parameter(out, module("time_mix_receptance"), {1, 1, hidden}, graph::TensorRole::Other);
   // Declared as the planner reads them: the input projection, the down projection, then the gate.
   linear_tensors(b, out, module / "key", hidden, intermediate, false);
   linear_tensors(b, out, module / "value", intermediate, hidden, false);
@@ -97,8 +97,8 @@ Value mlstm_layer(GraphBuilder& b, const Value& x, const std::string& name, cons
     linear_tensors(b, out, m / "igate_preact", s.hidden, s.heads, true);
     linear_tensors(b, out, m / "fgate_preact", s.hidden, s.heads, true);
   }
-  b.parameter(out, (m / "multihead_norm")("weight"), {s.v_dim});
-  if (s.bias) b.parameter(out, (m / "multihead_norm")("bias"), {s.v_dim});
+  b.parameter(out, (m / "multihead_norm")("weight"), {s.v_dim}, graph::TensorRole::Norm);
+  if (s.bias) b.parameter(out, (m / "multihead_norm")("bias"), {s.v_dim}, graph::TensorRole::Bias);
   linear_tensors(b, out, m / "out_proj", s.v_dim, s.hidden, s.bias);
   // q, k and v are reshaped to heads x (dim / heads).
   if (s.heads <= 0 || s.qk_dim % s.heads != 0 || s.v_dim % s.heads != 0)
@@ -116,7 +116,7 @@ Value lightning_attention(GraphBuilder& b, const Value& x, const std::string& na
                          .input_projections = 2});
   linear_tensors(b, out, m / "qkv_proj", s.hidden, 3 * width, false);
   linear_tensors(b, out, m / "output_gate", s.hidden, width, false);
-  b.parameter(out, (m / "norm")("weight"), {width});
+  b.parameter(out, (m / "norm")("weight"), {width}, graph::TensorRole::Norm);
   // Computed at construction from the head count and the layer index, and saved with the model.
   b.buffer(out, m("slope_rate"), {s.heads, 1, 1}, b.param_dtype());
   b.buffer(out, m("query_decay"), {s.heads, s.block, 1}, b.param_dtype());

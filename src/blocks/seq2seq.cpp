@@ -47,7 +47,7 @@ Value relative_position_bias(GraphBuilder& b, const Value& x, const std::string&
   const std::int64_t queries = s.query_len > 0 ? s.query_len : seq;
   const std::int64_t keys = s.key_len > 0 ? s.key_len : seq;
   auto out = b.node(graph::NodeType::RelativePositionBias, name, {s.heads, queries, keys}, {x}, s.module);
-  b.parameter(out, s.module("weight"), {s.buckets, s.heads});
+  b.parameter(out, s.module("weight"), {s.buckets, s.heads}, graph::TensorRole::Embedding);
   return out;
 }
 

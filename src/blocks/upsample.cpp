@@ -16,8 +16,8 @@ Value conv_transpose2d(GraphBuilder& b, const Value& x, const std::string& name,
   const std::int64_t h = feature_map(x) ? x.shape[1] : 0, w = feature_map(x) ? x.shape[2] : 0;
   auto out = b.node(graph::NodeType::Conv2d, name, {s.out * k * k, h, w}, {x}, s.module);
   b.at(out).spatial = graph::SpatialAttrs{1, 1, 1, 0, 1, false};
-  b.parameter(out, s.module("weight"), {s.in, s.out, k, k});
-  if (s.bias) b.parameter(out, s.module("bias"), {s.out});
+  b.parameter(out, s.module("weight"), {s.in, s.out, k, k}, graph::TensorRole::Conv);
+  if (s.bias) b.parameter(out, s.module("bias"), {s.out}, graph::TensorRole::Bias);
   if (!feature_map(x))
     b.fail(out, fmt::format("expects a [channels, height, width] feature map, receives [{}]", fmt::join(x.shape, ", ")));
   else if (x.shape[0] != s.in)
@@ -35,8 +35,8 @@ Value conv_transpose1d(GraphBuilder& b, const Value& x, const std::string& name,
   auto product = conv1d(b, x, name,
                         {.module = module, .in_channels = in, .out_channels = out * kernel, .bias = false,
                          .custom_weight = true});
-  b.parameter(product, module("weight"), {in, out, kernel});
-  if (bias) b.parameter(product, module("bias"), {out});
+  b.parameter(product, module("weight"), {in, out, kernel}, graph::TensorRole::Conv);
+  if (bias) b.parameter(product, module("bias"), {out}, graph::TensorRole::Bias);
   const std::int64_t frames = x.shape.empty() ? 0 : (x.shape.front() - 1) * stride - 2 * padding + kernel;
   if (frames < 1) b.fail(product, fmt::format("{} input frames give no output frame", x.shape.empty() ? 0 : x.shape.front()));
   return Value{product.node, {frames, out}};

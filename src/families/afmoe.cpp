@@ -43,7 +43,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                             .o_bias = bias, .require_divisible = false, .dropout = s.attention_dropout,
                             .rotary = window > 0, .softmax_fp32 = true};
     auto h = blocks::attention(gb, x, blocks::BlockNames{i}.attention(), a);
-    for (const char* norm : {"q_norm", "k_norm"}) gb.parameter(h, (attn / norm)("weight"), {s.head_dim});
+    for (const char* norm : {"q_norm", "k_norm"}) gb.parameter(h, (attn / norm)("weight"), {s.head_dim}, graph::TensorRole::Norm);
     // The gate is its own projection here (Qwen3-Next folds it into q_proj); the node gates the heads' output.
     blocks::linear_tensors(gb, h, attn / "gate_proj", s.hidden, s.heads * s.head_dim, false);
     gb.at(h).attention->output_gate = true;
@@ -78,7 +78,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
     if (gb.at(out).moe) {
       // Declared with requires_grad=False: saved and loaded, never trained.
       const std::string expert_bias = (layer / "mlp")("expert_bias");
-      gb.parameter(out, expert_bias, {experts});
+      gb.parameter(out, expert_bias, {experts}, graph::TensorRole::Bias);
       gb.freeze_if([&expert_bias](std::string_view name) { return name == expert_bias; });
     }
     return out;

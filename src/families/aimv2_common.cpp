@@ -54,7 +54,7 @@ Value attention_pooling(GraphBuilder& b, const Value& x, const Scope& head, cons
   auto pooled = b.node(NodeType::MultiHeadAttention, "Head_Attention", {d.hidden}, {x}, head);
   b.at(pooled).attention = graph::AttentionAttrs{.heads = d.heads, .kv_heads = d.heads,
                                                  .head_dim = d.hidden / d.heads, .query_len = 1, .kv_len = seq};
-  b.parameter(pooled, head("cls_token"), {1, 1, d.hidden});
+  b.parameter(pooled, head("cls_token"), {1, 1, d.hidden}, graph::TensorRole::Other);
   linear_tensors(b, pooled, head / "k_proj", d.hidden, d.hidden, d.qkv_bias);
   linear_tensors(b, pooled, head / "v_proj", d.hidden, d.hidden, d.qkv_bias);
   if (d.hidden % d.heads != 0)
@@ -76,7 +76,7 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const
   if (!native) {
     // position_ids cover the configured grid only: another image size fails the addition.
     auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", x.shape, {x}, emb / "position_embedding");
-    b.parameter(pos, (emb / "position_embedding")("weight"), {g.configured_patches(), d.hidden});
+    b.parameter(pos, (emb / "position_embedding")("weight"), {g.configured_patches(), d.hidden}, graph::TensorRole::Embedding);
     if (g.input_differs())
       b.fail(pos, fmt::format("a {}x{} image makes {} patches, but the learned position table holds the {} of the "
                               "configured image_size {}x{} (only is_native models take other sizes)",

@@ -40,7 +40,7 @@ Value albert_layer(GraphBuilder& b, SharedParameters& p, const Value& x, std::in
   b.at(a).dropout = d.hidden_dropout;
   for (const char* proj : {"query", "key", "value"}) p.linear(a, attn / proj, d.hidden, d.heads * head_dim);
   p.linear(a, attn / "dense", d.hidden, d.hidden);
-  if (d.relative) p(a, attn("distance_embedding.weight"), {2 * d.max_positions - 1, head_dim});
+  if (d.relative) p(a, attn("distance_embedding.weight"), {2 * d.max_positions - 1, head_dim}, graph::TensorRole::Embedding);
   if (x.shape.back() != d.hidden)
     b.fail(a, fmt::format("expects hidden size {}, receives {}", d.hidden, x.shape.back()));
   auto h = p.layer_norm(add(b, a, x, "Add_" + tag + "_1"), "LayerNorm_" + tag + "_1", attn / "LayerNorm");

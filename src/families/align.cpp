@@ -5,9 +5,8 @@
 // divided by a learned 0-d temperature, so the two widths must agree.
 #include <fmt/format.h>
 
-#include "families/bert_common.hpp"
+#include "families/align_common.hpp"
 #include "families/clip_common.hpp"
-#include "families/efficientnet_common.hpp"
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
@@ -19,8 +18,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Config text_config = in.config.child("text_config");
   const Config vision_config = in.config.child("vision_config");
   const std::int64_t projection = in.config.dim({"projection_dim"}, 640);
-  // AlignTextConfig's defaults are BERT-base's; AlignTextModel keeps its pooler though ALIGN never reads it.
-  static const bert::Layout layout{.prefix = "", .defaults = {}, .pooler = bert::PoolerUse::BaseOnly};
+  // AlignTextModel keeps its pooler though ALIGN never reads it.
+  const bert::Layout& layout = align::kTextLayout;
   Value text_embeds, image_embeds;
   {
     graph::Nested nest(b, {.module = "text_model", .label = "Text_", .first_block = 0});
@@ -33,11 +32,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                       projection, true);
   {
     graph::Nested nest(b, {.module = "", .label = "Vision_", .first_block = b.next_block()});
-    std::int64_t width = 0;
-    auto x = efficientnet::blocks(in, b, vision_config, Scope("vision_model"), width);
-    // AvgPool2d (or MaxPool2d) with a hidden_dim-wide kernel and ceil_mode covers the whole map.
-    x = pool(b, x, "Pooler", efficientnet::max_pooling(vision_config));
-    image_embeds = Value{x.node, {width}};
+    image_embeds = align::vision_tower(in, b, vision_config, Scope("vision_model")).pooled;
   }
   // ALIGN divides by `temperature` rather than multiplying by exp(logit_scale).
   return clip::contrastive_logits(b, text_embeds, image_embeds, {}, false, "temperature");

@@ -3,9 +3,8 @@
 // token's last state is layer-normed (pre_LN) and mapped to project_dim (transformation, with bias), and the
 // first token of that is the text embedding, projected without bias to projection_dim (text_projection).
 // Positions are numbered from pad_token_id + 1, as in RoBERTa.
-#include "families/bert_common.hpp"
+#include "families/altclip_common.hpp"
 #include "families/clip_common.hpp"
-#include "families/vit_common.hpp"
 
 namespace neurarch::families {
 namespace {
@@ -16,24 +15,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Config text_config = in.config.child("text_config");
   const Config vision_config = in.config.child("vision_config");
   const std::int64_t projection = in.config.dim({"projection_dim"}, 768);
-  // AltCLIPTextConfig's defaults are XLM-R large's, with one token type.
-  static const bert::Layout layout{.prefix = "roberta",
-                                   .always_prefixed = true,
-                                   .defaults = {.vocab = 250002, .hidden = 1024, .layers = 24, .heads = 16,
-                                                .intermediate = 4096, .max_positions = 514, .type_vocab = 1, .pad = 1},
-                                   .heads = bert::HeadStyle::Roberta,
-                                   .pooler = bert::PoolerUse::Never,
-                                   .roberta_positions = true};
   Value text_embeds, image_embeds;
   {
     graph::Nested nest(b, {.module = "text_model", .label = "Text_", .first_block = 0});
     const BuildInput text{text_config, "AltRobertaSeriesModel", Head::Base, in.requested_seq,
                           in.requested_image_size};
-    auto t = bert::trunk(text, b, layout);
-    const std::int64_t project_dim = text_config.dim({"project_dim"}, 768);
-    auto x = norm(b, t.x, "Pre_LN", {Scope("pre_LN")});
-    x = dense(b, x, "Transformation", Scope("transformation"), t.hidden, project_dim, true);
-    text_embeds = vit::first_token(x);
+    text_embeds = altclip::text_tower(text, b);
   }
   text_embeds = dense(b, text_embeds, "Text_Projection", Scope("text_projection"), text_embeds.shape.back(),
                       projection, false);

@@ -32,8 +32,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                            .down_bias = false});
     if (s.activation == "xielu") {
       const Scope act = m / "act_fn";
-      gb.parameter(h, act("alpha_p"), {1});
-      gb.parameter(h, act("alpha_n"), {1});
+      gb.parameter(h, act("alpha_p"), {1}, graph::TensorRole::Other);
+      gb.parameter(h, act("alpha_n"), {1}, graph::TensorRole::Other);
       gb.buffer(h, act("beta"), {}, DType::BF16);
       gb.buffer(h, act("eps"), {}, DType::BF16);
     }

@@ -57,7 +57,7 @@ Value projector(GraphBuilder& b, const Config& c, const Value& kv, std::int64_t 
 
   // The first `queries` rows of the learned table, repeated per sample.
   auto q = b.node(NodeType::LearnedPosEmbed, "Projector_Query", {queries, hidden}, {kv}, p);
-  b.parameter(q, p("query"), {max_queries, hidden});
+  b.parameter(q, p("query"), {max_queries, hidden}, graph::TensorRole::Other);
   if (found == table.end())
     b.fail(q, fmt::format("{} patches are not in projector_patch_to_query_dict: the reference raises", patches));
   q = norm(b, q, "Projector_Query_LayerNorm", {cross / "layer_norm"});
@@ -69,8 +69,8 @@ Value projector(GraphBuilder& b, const Config& c, const Value& kv, std::int64_t 
   b.at(attn).attention->kv_input = kv_normed.node;
   for (const char* proj : {"q_proj", "k_proj", "v_proj"}) linear_tensors(b, attn, cross / proj, hidden, hidden, false);
   const Scope mha = cross / "multihead_attn";
-  b.parameter(attn, mha("in_proj_weight"), {3 * hidden, hidden});
-  b.parameter(attn, mha("in_proj_bias"), {3 * hidden});
+  b.parameter(attn, mha("in_proj_weight"), {3 * hidden, hidden}, graph::TensorRole::Matrix);
+  b.parameter(attn, mha("in_proj_bias"), {3 * hidden}, graph::TensorRole::Bias);
   linear_tensors(b, attn, mha / "out_proj", hidden, hidden, true);
   if (hidden % heads != 0) b.fail(attn, fmt::format("hidden size {} not divisible by {} heads", hidden, heads));
   auto x = dense(b, attn, "Projector_Linear", cross / "linear", hidden, hidden, true);

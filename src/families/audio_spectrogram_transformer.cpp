@@ -34,12 +34,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Scope projection = emb / "patch_embeddings" / "projection";
   auto features = b.input({frames, mel}, "audio_features", "input_values");
   auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", {2 + patches_for(frames), hidden}, {features}, projection);
-  b.parameter(x, projection("weight"), {hidden, 1, patch, patch});
-  b.parameter(x, projection("bias"), {hidden});
+  b.parameter(x, projection("weight"), {hidden, 1, patch, patch}, graph::TensorRole::Conv);
+  b.parameter(x, projection("bias"), {hidden}, graph::TensorRole::Bias);
   if (mel < patch || frames < patch)
     b.fail(x, fmt::format("a {}x{} spectrogram is smaller than one {}x{} patch", frames, mel, patch, patch));
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
-  b.parameter(x, emb("distillation_token"), {1, 1, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
+  b.parameter(x, emb("distillation_token"), {1, 1, hidden}, graph::TensorRole::Other);
   const std::int64_t rows = 2 + patches_for(max_length);
   auto pos = vit::position_table(b, x, emb, rows, x.shape);
   if (x.shape.front() != rows)

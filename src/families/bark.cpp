@@ -88,7 +88,7 @@ Value fine_model(const BuildInput& in, GraphBuilder& b, const Config& c) {
   auto x = b.node(NodeType::Embedding, "Codebook_Embeddings", {frames, s.hidden}, {codes},
                   Scope("input_embeds_layers"));
   for (std::int64_t k = 0; k < total; ++k)
-    b.parameter(x, (Scope("input_embeds_layers") / k)("weight"), {s.vocab_in, s.hidden});
+    b.parameter(x, (Scope("input_embeds_layers") / k)("weight"), {s.vocab_in, s.hidden}, graph::TensorRole::Embedding);
   x = learned_positions(b, x, "Position_Embedding", Scope("position_embeds_layer"), s.block, s.hidden);
   b.at(x).dropout = s.dropout;
   x = blocks_and_norm(b, x, s, Scope(), false);
@@ -101,9 +101,9 @@ Value fine_model(const BuildInput& in, GraphBuilder& b, const Config& c) {
     // Only the predicted codebook's head runs; the others are declared on the same node.
     if (k + 1 < total) {
       if (tie)
-        b.tied(x, head("weight"), {s.vocab_out, s.hidden}, spec.tied_weight);
+        b.tied(x, head("weight"), {s.vocab_out, s.hidden}, spec.tied_weight, graph::TensorRole::Linear);
       else
-        b.parameter(x, head("weight"), {s.vocab_out, s.hidden});
+        b.parameter(x, head("weight"), {s.vocab_out, s.hidden}, graph::TensorRole::Linear);
       continue;
     }
     logits = lm_head(b, x, "LM_Head", spec);

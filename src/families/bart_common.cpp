@@ -146,8 +146,8 @@ class StackBuilder {
     auto x = b_.node(graph::NodeType::Embedding, prefix + "Token_Embedding", shape, {ids},
                      Scope(table.substr(0, table.rfind('.'))));
     const std::string own = (stack / "embed_tokens")("weight");
-    if (owns_table) b_.parameter(x, table, {rows, d_.d_model});
-    if (own != table) b_.tied(x, own, {rows, d_.d_model}, table);
+    if (owns_table) b_.parameter(x, table, {rows, d_.d_model}, graph::TensorRole::Embedding);
+    if (own != table) b_.tied(x, own, {rows, d_.d_model}, table, graph::TensorRole::Embedding);
     if (d_.pad >= rows) b_.fail(x, fmt::format("pad_token_id {} is not a row of the {}-token vocabulary", d_.pad, rows));
 
     const Scope positions = stack / "embed_positions";
@@ -234,7 +234,7 @@ class StackBuilder {
     if (layout_.block_local_encoder) {
       globals = b_.node(graph::NodeType::Embedding, "Global_Token_Embedding", {d_.global_tokens, d_.d_model}, {ids},
                         stack / "embed_global");
-      b_.parameter(*globals, (stack / "embed_global")("weight"), {d_.global_tokens, d_.d_model});
+      b_.parameter(*globals, (stack / "embed_global")("weight"), {d_.global_tokens, d_.d_model}, graph::TensorRole::Embedding);
     }
     for (std::int64_t i = 0; i < d_.encoder.layers; ++i) {
       b_.set_block(static_cast<int>(i));
@@ -345,8 +345,8 @@ class StackBuilder {
     at.query_len = std::min(d_.block_size, seq);
     at.kv_len = at.query_len + d_.global_tokens;
     const Scope global_norm = layer / "global_self_attn_layer_norm";
-    b_.parameter(out, global_norm("weight"), {d_.d_model});
-    b_.parameter(out, global_norm("bias"), {d_.d_model});
+    b_.parameter(out, global_norm("weight"), {d_.d_model}, graph::TensorRole::Norm);
+    b_.parameter(out, global_norm("bias"), {d_.d_model}, graph::TensorRole::Bias);
     if (i == 0) {
       b_.note(fmt::format("PEGASUS-X's encoder attends within blocks of {} tokens{} plus {} global tokens; the "
                           "probabilities are counted per block",
@@ -365,7 +365,7 @@ class StackBuilder {
     auto out = b_.node(graph::NodeType::LearnedPosEmbed, prefix + "Sinusoidal_Position_Embedding", x.shape, {x},
                        positions);
     const std::int64_t extra = layout_.sinusoid_offset_after_pad ? d_.pad + 1 : layout_.position_offset;
-    b_.parameter(out, positions(layout_.sinusoid_name), {max_positions + extra, d_.d_model});
+    b_.parameter(out, positions(layout_.sinusoid_name), {max_positions + extra, d_.d_model}, graph::TensorRole::Embedding);
     b_.freeze(out);
     return out;
   }
@@ -398,7 +398,7 @@ class StackBuilder {
     const Scope table = module / "prompt_embedding";
     auto rows = b_.node(graph::NodeType::Embedding, prefix + "Prompt_Embedding", {d_.prompt_length, d_.d_model},
                         {ids}, table);
-    b_.parameter(rows, table("weight"), {d_.prompt_length, d_.d_model});
+    b_.parameter(rows, table("weight"), {d_.prompt_length, d_.d_model}, graph::TensorRole::Linear);
     auto h = dense(b_, rows, prefix + "Prompt_Transform_0", module / "prompt_trans" / 0, d_.d_model, d_.prompt_mid_dim,
                    true, "gelu");
     h = dense(b_, h, prefix + "Prompt_Transform_2", module / "prompt_trans" / 2, d_.prompt_mid_dim,
@@ -455,8 +455,8 @@ class StackBuilder {
       const bool reads_memory = std::string_view(proj) == "k_proj" || std::string_view(proj) == "v_proj";
       linear_tensors(b_, owner, attn / proj, reads_memory ? d_.cross_width : d_.d_model, d_.d_model, d_.attention_bias);
     }
-    b_.parameter(owner, norm_module("weight"), {d_.d_model});
-    b_.parameter(owner, norm_module("bias"), {d_.d_model});
+    b_.parameter(owner, norm_module("weight"), {d_.d_model}, graph::TensorRole::Norm);
+    b_.parameter(owner, norm_module("bias"), {d_.d_model}, graph::TensorRole::Bias);
     if (!noted_) {
       b_.note(fmt::format("{} runs the decoder without encoder states: every layer stores encoder_attn weights it "
                           "never uses",

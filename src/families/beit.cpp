@@ -31,8 +31,8 @@ Value beit_model(const BuildInput& in, GraphBuilder& b, std::string_view prefix,
   Scope root = in.head == Head::Base ? Scope() : Scope(std::string(prefix));
   Scope emb = root / "embeddings";
   auto x = pixel_stem(b, g, emb / "patch_embeddings" / "projection", hidden, 1);
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
-  if (c.flag({"use_mask_token"}, false)) b.parameter(x, emb("mask_token"), {1, 1, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
+  if (c.flag({"use_mask_token"}, false)) b.parameter(x, emb("mask_token"), {1, 1, hidden}, graph::TensorRole::Other);
   if (absolute) x = position_table(b, x, emb, g.configured_patches() + 1, x.shape);
 
   // The tables cover the configured patch grid (window) plus the 3 CLS relations.
@@ -41,7 +41,7 @@ Value beit_model(const BuildInput& in, GraphBuilder& b, std::string_view prefix,
   if (shared) {
     Scope bias = root / "encoder" / "relative_position_bias";
     auto table = b.node(NodeType::Embedding, "Shared_Relative_Position_Bias", {heads, seq, seq}, {x}, bias);
-    b.parameter(table, bias("relative_position_bias_table"), {distances, heads});
+    b.parameter(table, bias("relative_position_bias_table"), {distances, heads}, graph::TensorRole::Embedding);
   }
   for (std::int64_t i = 0; i < layers; ++i) {
     b.set_block(static_cast<int>(i));
@@ -54,9 +54,9 @@ Value beit_model(const BuildInput& in, GraphBuilder& b, std::string_view prefix,
                   {.hidden = hidden, .heads = heads, .module = attn, .q = self / "query", .k = self / "key",
                    .v = self / "value", .o = attn / "output" / "dense", .qkv_bias = false});
     // The key projection is the one without a bias.
-    b.parameter(h, self("query.bias"), {hidden});
-    b.parameter(h, self("value.bias"), {hidden});
-    if (relative) b.parameter(h, self("relative_position_bias.relative_position_bias_table"), {distances, heads});
+    b.parameter(h, self("query.bias"), {hidden}, graph::TensorRole::Bias);
+    b.parameter(h, self("value.bias"), {hidden}, graph::TensorRole::Bias);
+    if (relative) b.parameter(h, self("relative_position_bias.relative_position_bias_table"), {distances, heads}, graph::TensorRole::Embedding);
     if (scaled) h = layer_scale(b, h, n.scale(1), l("lambda_1"));
     auto residual = add(b, h, x, n.add(1));
     h = norm(b, residual, n.norm(2, NormKind::LayerNorm), {l / "layernorm_after"});
@@ -80,8 +80,8 @@ Value beit_model(const BuildInput& in, GraphBuilder& b, std::string_view prefix,
   if (pooled && mean_pooling) {
     Scope pool = root / "pooler" / "layernorm";
     features = b.node(NodeType::Pooler, "Pooler", {hidden}, {x}, root / "pooler");
-    b.parameter(features, pool("weight"), {hidden});
-    b.parameter(features, pool("bias"), {hidden});
+    b.parameter(features, pool("weight"), {hidden}, graph::TensorRole::Norm);
+    b.parameter(features, pool("bias"), {hidden}, graph::TensorRole::Bias);
   }
   if (in.head == Head::ImageClassification)
     return classifier(b, features, "Classifier", Scope("classifier"), hidden, in.num_labels(), true);

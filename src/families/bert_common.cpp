@@ -48,7 +48,7 @@ class LayerBuilder {
     auto a = memory ? cross_attention(b_, h, *memory, name, spec, d_.encoder_width) : attention(b_, h, name, spec);
     b_.at(a).attention->sdpa = d_.sdpa;
     // Relative scores read a table of every distance -(max-1)..(max-1), one row per head dim.
-    if (relative) b_.parameter(a, self("distance_embedding.weight"), {2 * d_.max_positions - 1, d_.hidden / d_.heads});
+    if (relative) b_.parameter(a, self("distance_embedding.weight"), {2 * d_.max_positions - 1, d_.hidden / d_.heads}, graph::TensorRole::Embedding);
     if (layout_.attention_extras) layout_.attention_extras(in_, b_, a, self, d_.heads);
     auto sum = add(b_, a, x, names_.add(k_));
     if (layout_.pre_norm) return sum;
@@ -63,8 +63,8 @@ class LayerBuilder {
     linear_tensors(b_, owner, self / "key", d_.encoder_width, d_.hidden, d_.qkv_bias);
     linear_tensors(b_, owner, self / "value", d_.encoder_width, d_.hidden, d_.qkv_bias);
     linear_tensors(b_, owner, module / "output" / "dense", d_.hidden, d_.hidden, true);
-    b_.parameter(owner, (module / "output" / "LayerNorm")("weight"), {d_.hidden});
-    b_.parameter(owner, (module / "output" / "LayerNorm")("bias"), {d_.hidden});
+    b_.parameter(owner, (module / "output" / "LayerNorm")("weight"), {d_.hidden}, graph::TensorRole::Norm);
+    b_.parameter(owner, (module / "output" / "LayerNorm")("bias"), {d_.hidden}, graph::TensorRole::Bias);
   }
 
   /// intermediate.dense -> act -> output.dense, residual, norm.

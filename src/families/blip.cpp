@@ -19,22 +19,6 @@ namespace {
 
 using namespace blocks;
 
-bert::Layout text_layout() {
-  bert::Layout l;
-  l.prefix = "bert";  // BlipTextLMHeadModel keeps its BlipTextModel under `bert`
-  l.defaults = {.vocab = 30524, .hidden = 768, .layers = 12, .heads = 8, .intermediate = 3072, .max_positions = 512,
-                .type_vocab = 2, .pad = 0, .activation = "gelu", .hidden_dropout = 0.0, .attention_dropout = 0.0,
-                .is_decoder = true};
-  l.pooler = bert::PoolerUse::BaseOnly;
-  l.token_types = false;
-  l.position_type_key = false;
-  l.relative_attention = false;
-  l.cross_attention_when_decoder = true;
-  l.sdpa = false;
-  l.tie_lm_decoder = false;
-  return l;
-}
-
 struct Towers {
   Config text;
   Config vision;
@@ -97,7 +81,7 @@ void input_ids_first(GraphBuilder& b) {
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Towers t{in.config.child("text_config"), in.config.child("vision_config")};
-  const bert::Layout layout = text_layout();
+  const bert::Layout layout = blip::text_layout();
   switch (in.head) {
     case Head::CausalLM: {
       // forward(pixel_values, input_ids): the caption decoder reads every post-layernormed image token.

@@ -17,6 +17,22 @@ namespace neurarch::families::blip {
 using namespace blocks;
 using graph::NodeType;
 
+bert::Layout text_layout() {
+  bert::Layout l;
+  l.prefix = "bert";  // BlipTextLMHeadModel keeps its BlipTextModel under `bert`
+  l.defaults = {.vocab = 30524, .hidden = 768, .layers = 12, .heads = 8, .intermediate = 3072, .max_positions = 512,
+                .type_vocab = 2, .pad = 0, .activation = "gelu", .hidden_dropout = 0.0, .attention_dropout = 0.0,
+                .is_decoder = true};
+  l.pooler = bert::PoolerUse::BaseOnly;
+  l.token_types = false;
+  l.position_type_key = false;
+  l.relative_attention = false;
+  l.cross_attention_when_decoder = true;
+  l.sdpa = false;
+  l.tie_lm_decoder = false;
+  return l;
+}
+
 namespace {
 
 // The reference's attention classes have no SDPA path: mark the node pre_norm_layer just made.
@@ -54,21 +70,21 @@ VisionTower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c,
     const Scope conv = emb / "patch_embedding";
     t.input = b.input({frames, g.channels, g.input.h, g.input.w}, "pixels");
     x = b.node(NodeType::PatchEmbed, "Patch_Embed", {frames, 1 + g.input_patches(), hidden}, {t.input}, conv);
-    b.parameter(x, conv("weight"), {hidden, g.channels, g.patch.h, g.patch.w});
-    b.parameter(x, conv("bias"), {hidden});
+    b.parameter(x, conv("weight"), {hidden, g.channels, g.patch.h, g.patch.w}, graph::TensorRole::Conv);
+    b.parameter(x, conv("bias"), {hidden}, graph::TensorRole::Bias);
     if (g.input.h < g.patch.h || g.input.w < g.patch.w)
       b.fail(x, fmt::format("image {}x{} is smaller than one {}x{} patch", g.input.h, g.input.w, g.patch.h, g.patch.w));
   } else {
     x = vit::pixel_stem(b, g, emb / "patch_embedding", hidden, 1);
     t.input = Value{b.at(x).inputs.front(), {g.channels, g.input.h, g.input.w}};
   }
-  b.parameter(x, emb("class_embedding"), {1, 1, hidden});
+  b.parameter(x, emb("class_embedding"), {1, 1, hidden}, graph::TensorRole::Embedding);
 
   // Positions are sliced, not interpolated, unless forward() gets interpolate_pos_encoding=True: a smaller
   // image reads the first rows of the table, a larger one does not fit it.
   const std::int64_t rows = g.configured_patches() + 1;
   auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", x.shape, {x}, emb);
-  b.parameter(pos, emb("position_embedding"), {1, rows, hidden});
+  b.parameter(pos, emb("position_embedding"), {1, rows, hidden}, graph::TensorRole::Embedding);
   const std::int64_t tokens = x.shape[x.shape.size() - 2];
   if (tokens > rows)
     b.fail(pos, fmt::format("a {}x{} image makes {} tokens, more than the {} rows of position_embedding (sized for "
@@ -129,7 +145,7 @@ Value qformer_attention(GraphBuilder& b, const Value& x, const std::optional<Val
   b.at(a).attention->sdpa = false;
   // torch.cat of the queries' and the instruction's rows: both feed q, k and v.
   if (joined) b.at(a).inputs.push_back(joined->node);
-  if (d.relative) b.parameter(a, attn("distance_embedding.weight"), {2 * d.max_positions - 1, d.hidden / d.heads});
+  if (d.relative) b.parameter(a, attn("distance_embedding.weight"), {2 * d.max_positions - 1, d.hidden / d.heads}, graph::TensorRole::Embedding);
   return norm(b, add(b, a, x, add_name), norm_name, {module / "output" / "LayerNorm"});
 }
 
@@ -169,12 +185,12 @@ Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& f) {
     // InstructBlipQFormerEmbeddings: word + absolute position embeddings of the instruction, joined after the
     // queries, then one LayerNorm and dropout over both.
     const Scope emb = f.root / "embeddings";
-    auto ids = b.input({text}, "tokens", "qformer_input_ids");
+    auto ids = b.input({text}, "tokens", f.instruction_input);
     auto words = b.node(NodeType::Embedding, "Instruction_Embedding", rows(text), {ids}, emb / "word_embeddings");
-    b.parameter(words, (emb / "word_embeddings")("weight"), {c.dim({"vocab_size"}, 30522), d.hidden});
+    b.parameter(words, (emb / "word_embeddings")("weight"), {c.dim({"vocab_size"}, 30522), d.hidden}, graph::TensorRole::Embedding);
     auto positions = b.node(NodeType::LearnedPosEmbed, "Instruction_Position_Embedding", words.shape, {words},
                             emb / "position_embeddings");
-    b.parameter(positions, (emb / "position_embeddings")("weight"), {d.max_positions, d.hidden});
+    b.parameter(positions, (emb / "position_embeddings")("weight"), {d.max_positions, d.hidden}, graph::TensorRole::Embedding);
     x = norm(b, Value{x.node, rows(queries + text)}, "Embedding_LayerNorm", {emb / "layernorm"});
     b.at(x).inputs.push_back(positions.node);
   } else {
@@ -215,8 +231,8 @@ Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& f) {
       // Stored for text input this forward does not have: on the layer's last node, which claims no compute.
       linear_tensors(b, x, l / "intermediate" / "dense", d.hidden, d.intermediate, true);
       linear_tensors(b, x, l / "output" / "dense", d.intermediate, d.hidden, true);
-      b.parameter(x, (l / "output" / "LayerNorm")("weight"), {d.hidden});
-      b.parameter(x, (l / "output" / "LayerNorm")("bias"), {d.hidden});
+      b.parameter(x, (l / "output" / "LayerNorm")("weight"), {d.hidden}, graph::TensorRole::Norm);
+      b.parameter(x, (l / "output" / "LayerNorm")("bias"), {d.hidden}, graph::TensorRole::Bias);
     }
   }
   b.set_block(-1);
@@ -225,7 +241,7 @@ Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& f) {
 
 Value query_tokens(GraphBuilder& b, std::int64_t queries, std::int64_t hidden) {
   auto tokens = b.node(NodeType::Embedding, "Query_Tokens", {queries, hidden}, {});
-  b.parameter(tokens, "query_tokens", {1, queries, hidden});
+  b.parameter(tokens, "query_tokens", {1, queries, hidden}, graph::TensorRole::Other);
   return tokens;
 }
 

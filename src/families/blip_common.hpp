@@ -8,7 +8,9 @@
 // (attention.attention.*, crossattention every cross_attention_frequency layers, intermediate_query /
 // output_query for the queries, intermediate / output for text tokens).
 #include <cstdint>
+#include <string>
 
+#include "families/bert_common.hpp"
 #include "families/family.hpp"
 
 namespace neurarch::families::blip {
@@ -43,6 +45,11 @@ struct VisionTower {
 VisionTower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const VisionDefaults& defaults,
                          const Scope& root, std::int64_t frames = 1);
 
+/// BlipTextConfig's BERT layout inside BlipModel and its heads: no token types, absolute positions only, a
+/// `crossattention` in every layer whenever is_decoder (the default), eager attention only, `bert` as the base
+/// model's attribute in BlipTextLMHeadModel, and an LM decoder weight the composite's tie_weights never ties.
+bert::Layout text_layout();
+
 struct QFormerFeed {
   Scope root;                        ///< "qformer" inside the composite models, "" built alone
   Value queries;                     ///< query embeddings [queries, hidden]
@@ -56,6 +63,9 @@ struct QFormerFeed {
   /// by the Q-Former's own word and position tables and joined after the queries: self-attention runs over
   /// both, cross-attention and the query FFN over the queries, the text FFN over the instruction.
   std::int64_t instruction_tokens = 0;
+  /// forward()'s argument for the instruction's token ids: the composite models' qformer_input_ids, the Q-Former
+  /// built alone's input_ids.
+  std::string instruction_input = "qformer_input_ids";
   /// InstructBLIP-Video: frames run through the Q-Former side by side (shapes [frames, rows, hidden]); the
   /// image states then hold one frame's tokens per row of frames.
   std::int64_t frames = 1;

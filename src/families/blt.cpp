@@ -123,7 +123,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
       // 5.24 keeps lm_head.weight and drops the embedding as its alias.
       Shape shape{seq, enc.hidden};
       x = b.node(NodeType::Embedding, "Token_Embedding", shape, {ids}, m / "embed_tokens");
-      b.tied(x, (m / "embed_tokens")("weight"), {enc.vocab, enc.hidden}, "lm_head.weight");
+      b.tied(x, (m / "embed_tokens")("weight"), {enc.vocab, enc.hidden}, "lm_head.weight", graph::TensorRole::Embedding);
     } else {
       x = token_embedding(b, ids, "Token_Embedding", m / "embed_tokens", enc.vocab, enc.hidden);
     }

@@ -57,12 +57,12 @@ struct Vision {
 // ln_2. Used for the resblocks the checkpoint holds beyond the ones BridgeTowerModel.forward runs.
 void resblock_tensors(GraphBuilder& b, const Value& owner, const Vision& v, std::int64_t i) {
   const Scope l = v.root / "transformer" / "resblocks" / i;
-  b.parameter(owner, (l / "attn")("in_proj_weight"), {3 * v.hidden, v.hidden});
-  b.parameter(owner, (l / "attn")("in_proj_bias"), {3 * v.hidden});
+  b.parameter(owner, (l / "attn")("in_proj_weight"), {3 * v.hidden, v.hidden}, graph::TensorRole::Matrix);
+  b.parameter(owner, (l / "attn")("in_proj_bias"), {3 * v.hidden}, graph::TensorRole::Bias);
   linear_tensors(b, owner, l / "attn" / "out_proj", v.hidden, v.hidden, true);
   for (const char* n : {"ln_1", "ln_2"}) {
-    b.parameter(owner, (l / n)("weight"), {v.hidden});
-    b.parameter(owner, (l / n)("bias"), {v.hidden});
+    b.parameter(owner, (l / n)("weight"), {v.hidden}, graph::TensorRole::Norm);
+    b.parameter(owner, (l / n)("bias"), {v.hidden}, graph::TensorRole::Bias);
   }
   linear_tensors(b, owner, l / "mlp" / "c_fc", v.hidden, 4 * v.hidden, true);
   linear_tensors(b, owner, l / "mlp" / "c_proj", 4 * v.hidden, v.hidden, true);
@@ -81,8 +81,8 @@ Value resblock(GraphBuilder& b, const Value& x, const Vision& v, std::int64_t i)
   const std::int64_t counted = std::max<std::int64_t>(heads, 1);
   auto a = b.node(NodeType::MultiHeadAttention, names.attention(), x.shape, {h}, attn);
   b.at(a).attention = graph::AttentionAttrs{counted, counted, v.hidden / counted, seq, seq, false, 0, 0.0, false, true};
-  b.parameter(a, attn("in_proj_weight"), {3 * v.hidden, v.hidden});
-  b.parameter(a, attn("in_proj_bias"), {3 * v.hidden});
+  b.parameter(a, attn("in_proj_weight"), {3 * v.hidden, v.hidden}, graph::TensorRole::Matrix);
+  b.parameter(a, attn("in_proj_bias"), {3 * v.hidden}, graph::TensorRole::Bias);
   linear_tensors(b, a, attn / "out_proj", v.hidden, v.hidden, true);
   if (heads < 1 || v.hidden % heads != 0)
     b.fail(a, fmt::format("nn.MultiheadAttention needs hidden_size {} divisible by its {} (hidden_size // 64) heads",
@@ -107,13 +107,13 @@ Value vision_stem(const BuildInput& in, GraphBuilder& b, const Config& vc, Visio
   const Scope conv = emb / "patch_embedding";
   auto pixels = b.input({g.channels, g.input.h, g.input.w}, "pixels");
   auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", {1 + g.input_patches(), v.hidden}, {pixels}, conv);
-  b.parameter(x, emb("class_embedding"), {v.hidden});
-  b.parameter(x, conv("weight"), {v.hidden, g.channels, g.patch.h, g.patch.w});
+  b.parameter(x, emb("class_embedding"), {v.hidden}, graph::TensorRole::Embedding);
+  b.parameter(x, conv("weight"), {v.hidden, g.channels, g.patch.h, g.patch.w}, graph::TensorRole::Conv);
   if (g.input.h < g.patch.h || g.input.w < g.patch.w)
     b.fail(x, fmt::format("image {}x{} is smaller than one {}x{} patch", g.input.h, g.input.w, g.patch.h, g.patch.w));
   vit::refuse_other_sizes(b, x, g, "BridgeTower");
   auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", x.shape, {x}, emb / "position_embedding");
-  b.parameter(pos, (emb / "position_embedding")("weight"), {g.configured_patches() + 1, v.hidden});
+  b.parameter(pos, (emb / "position_embedding")("weight"), {g.configured_patches() + 1, v.hidden}, graph::TensorRole::Embedding);
   return norm(b, pos, "Pre_LayerNorm", {v.root / "ln_pre"});
 }
 
@@ -245,15 +245,15 @@ Outputs bridgetower_model(const BuildInput& in, GraphBuilder& b, const Top& top)
   auto token_type = [&](const Value& x, std::string_view which, std::int64_t k) {
     auto out = b.node(NodeType::Embedding, fmt::format("Token_Type_{}_{}", which, k), x.shape, {x},
                       Scope("token_type_embeddings"));
-    shared(out, Scope("token_type_embeddings")("weight"), {2, top.hidden});
+    shared(out, Scope("token_type_embeddings")("weight"), {2, top.hidden}, graph::TensorRole::Embedding);
     return out;
   };
   auto link = [&](const Value& uni, const Value& cross, std::string_view which, std::int64_t k) {
     const Scope module = top.share_links ? Scope(fmt::format("cross_modal_{}_link_tower", which))
                                          : Scope(fmt::format("cross_modal_{}_link_tower", which)) / k;
     auto sum = b.node(NodeType::Add, fmt::format("Link_{}_Add_{}", which, k), cross.shape, {uni, cross}, module);
-    if (top.link_type == "scaled_add") shared(sum, module("scaled_factor"), {});
-    if (top.link_type == "interpolate") shared(sum, module("beta"), {});
+    if (top.link_type == "scaled_add") shared(sum, module("scaled_factor"), {}, graph::TensorRole::Other);
+    if (top.link_type == "interpolate") shared(sum, module("beta"), {}, graph::TensorRole::Other);
     return shared.layer_norm(sum, fmt::format("Link_{}_LayerNorm_{}", which, k), module / "LayerNorm");
   };
 
@@ -263,8 +263,8 @@ Outputs bridgetower_model(const BuildInput& in, GraphBuilder& b, const Top& top)
   if (!share_layernorm) {
     // ln_separate: one LayerNorm per vision layer, stored; BridgeTowerModel.forward reads ln_post only.
     for (std::int64_t k = 0; k < vc.dim({"num_hidden_layers"}, 12); ++k) {
-      b.parameter(image_ln, (v.root / "ln_separate" / k)("weight"), {v.hidden});
-      b.parameter(image_ln, (v.root / "ln_separate" / k)("bias"), {v.hidden});
+      b.parameter(image_ln, (v.root / "ln_separate" / k)("weight"), {v.hidden}, graph::TensorRole::Norm);
+      b.parameter(image_ln, (v.root / "ln_separate" / k)("bias"), {v.hidden}, graph::TensorRole::Bias);
     }
     // Copying ln_post into them reads `cross_modal_ln_separate`, an attribute the vision tower does not have.
     if (c.flag({"init_layernorm_from_vision_encoder"}, false))
@@ -364,7 +364,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     auto cross = dense(b, o.pooled, "ITC_Cross_Modal_Head", Scope("itc_cross_modal_head") / "fc", 2 * top.hidden,
                        embed, true);
     auto logits = b.node(NodeType::ContrastiveLogits, "Contrastive_Logits", {3}, {text, image, cross});
-    b.parameter(logits, "logit_scale", {});
+    b.parameter(logits, "logit_scale", {}, graph::TensorRole::Other);
     return logits;
   }
   return o.pooled;

@@ -75,7 +75,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Scope emb = root / "char_embeddings";
   auto x = b.node(NodeType::Embedding, "Hash_Embedding", {seq, d.hidden}, {ids}, emb);
   for (std::int64_t i = 0; i < hashes; ++i)
-    b.parameter(x, emb(fmt::format("HashBucketCodepointEmbedder_{}.weight", i)), {buckets, d.hidden / hashes});
+    b.parameter(x, emb(fmt::format("HashBucketCodepointEmbedder_{}.weight", i)), {buckets, d.hidden / hashes}, graph::TensorRole::Embedding);
   if (d.hidden % hashes != 0)
     b.fail(x, fmt::format("hidden_size {} is not divisible by num_hash_functions {}", d.hidden, hashes));
   // The position table has num_hash_buckets rows (the reference sizes it so), not max_position_embeddings.

@@ -13,7 +13,7 @@
 
 #include "blocks/upsample.hpp"
 #include "core/error.hpp"
-#include "families/bert_common.hpp"
+#include "families/clap_common.hpp"
 #include "families/clip_common.hpp"
 #include "families/config_lists.hpp"
 #include "families/swin_common.hpp"
@@ -26,32 +26,6 @@ using graph::NodeType;
 
 // 10 s at the feature extractor's 48 kHz / 480-sample hop: 1,001 frames.
 constexpr std::int64_t kDefaultFrames = 1001;
-
-Value projection(GraphBuilder& b, const Value& x, const std::string& label, const Scope& module, std::int64_t width,
-                 std::int64_t dim, const std::string& act) {
-  auto h = dense(b, x, label + "_Projection_1", module / "linear1", width, dim, true, act);
-  return dense(b, h, label + "_Projection_2", module / "linear2", dim, dim, true);
-}
-
-// Saves the token_type_ids buffer next to position_ids (ClapTextEmbeddings registers both persistent).
-Value token_type_buffer(const BuildInput& in, GraphBuilder& b, const Value& x, const Scope& emb) {
-  b.buffer(x, emb("token_type_ids"), {1, in.config.dim({"max_position_embeddings"}, 514)}, DType::I64);
-  return x;
-}
-
-/// The text model's pooled output [hidden].
-Value text_tower(const BuildInput& in, GraphBuilder& b, const Config& c) {
-  static const bert::Layout layout = [] {
-    bert::Layout l = bert::roberta_layout(
-        "", {.vocab = 50265, .max_positions = 514, .type_vocab = 1, .hidden_dropout = 0.1, .attention_dropout = 0.1});
-    l.position_ids_buffer = true;
-    l.extra_embeddings = token_type_buffer;
-    return l;
-  }();
-  const BuildInput text{c, "ClapTextModel", Head::Base, in.requested_seq, std::nullopt};
-  const auto trunk = bert::trunk(text, b, layout);
-  return *bert::pooler(text, b, layout, trunk);
-}
 
 Value audio_tower(const BuildInput& in, GraphBuilder& b, const Config& c) {
   if (c.flag({"enable_fusion"}, false))
@@ -92,8 +66,8 @@ Value audio_tower(const BuildInput& in, GraphBuilder& b, const Config& c) {
   const std::int64_t grid_h = (map.shape[1] + 2 * pad_h - patch) / stride[0] + 1;
   const std::int64_t grid_w = (map.shape[2] + 2 * pad_w - patch) / stride[1] + 1;
   auto tokens = b.node(NodeType::PatchEmbed, "Patch_Embed", {grid_h * grid_w, s.embed}, {map}, pe / "proj");
-  b.parameter(tokens, pe("proj.weight"), {s.embed, channels, patch, patch});
-  b.parameter(tokens, pe("proj.bias"), {s.embed});
+  b.parameter(tokens, pe("proj.weight"), {s.embed, channels, patch, patch}, graph::TensorRole::Conv);
+  b.parameter(tokens, pe("proj.bias"), {s.embed}, graph::TensorRole::Bias);
   if (c.flag({"enable_patch_layer_norm"}, true)) tokens = norm(b, tokens, "Embed_LayerNorm", {pe / "norm"});
   b.at(tokens).dropout = s.hidden_dropout;
 
@@ -113,18 +87,18 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   Value text_embeds, audio_embeds;
   {
     graph::Nested nest(b, {.module = "text_model", .label = "Text_", .first_block = 0});
-    text_embeds = text_tower(in, b, text_config);
+    text_embeds = clap::text_tower(in, b, text_config);
   }
   {
     graph::Nested nest(b, {.module = "audio_model", .label = "Audio_", .first_block = b.next_block()});
     audio_embeds = audio_tower(in, b, audio_config);
   }
-  text_embeds = projection(b, text_embeds, "Text", Scope("text_projection"), text_config.dim({"hidden_size"}, 768),
+  text_embeds = clap::projection(b, text_embeds, "Text", Scope("text_projection"), text_config.dim({"hidden_size"}, 768),
                            dim, act);
-  audio_embeds = projection(b, audio_embeds, "Audio", Scope("audio_projection"), audio_config.dim({"hidden_size"}, 768),
+  audio_embeds = clap::projection(b, audio_embeds, "Audio", Scope("audio_projection"), audio_config.dim({"hidden_size"}, 768),
                             dim, act);
   auto logits = clip::contrastive_logits(b, text_embeds, audio_embeds, {}, false, "logit_scale_t");
-  b.parameter(logits, "logit_scale_a", {});
+  b.parameter(logits, "logit_scale_a", {}, graph::TensorRole::Other);
   return logits;
 }
 

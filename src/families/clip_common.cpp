@@ -60,9 +60,9 @@ Value attention_pooling(GraphBuilder& b, const Value& x, const Scope& head, cons
   auto pooled = b.node(NodeType::MultiHeadAttention, "Head_Attention", probe, {x}, attn);
   b.at(pooled).attention = graph::AttentionAttrs{d.heads, d.heads, d.hidden / d.heads, 1, seq, false, 0, 0.0, false,
                                                  true};
-  b.parameter(pooled, head("probe"), {1, 1, d.hidden});
-  b.parameter(pooled, attn("in_proj_weight"), {3 * d.hidden, d.hidden});
-  b.parameter(pooled, attn("in_proj_bias"), {3 * d.hidden});
+  b.parameter(pooled, head("probe"), {1, 1, d.hidden}, graph::TensorRole::Other);
+  b.parameter(pooled, attn("in_proj_weight"), {3 * d.hidden, d.hidden}, graph::TensorRole::Matrix);
+  b.parameter(pooled, attn("in_proj_bias"), {3 * d.hidden}, graph::TensorRole::Bias);
   linear_tensors(b, pooled, attn / "out_proj", d.hidden, d.hidden, true);
   if (d.hidden % d.heads != 0)
     b.fail(pooled, fmt::format("hidden size {} not divisible by {} heads", d.hidden, d.heads));
@@ -90,7 +90,7 @@ Value naflex_stem(const BuildInput& in, GraphBuilder& b, const Config& c, const 
   input = pixels;
   auto x = dense(b, pixels, "Patch_Embed", emb / "patch_embedding", channels * patch * patch, hidden, true);
   auto pos = b.node(NodeType::LearnedPosEmbed, "Resized_Pos_Embed", x.shape, {x}, emb / "position_embedding");
-  b.parameter(pos, (emb / "position_embedding")("weight"), {table, hidden});
+  b.parameter(pos, (emb / "position_embedding")("weight"), {table, hidden}, graph::TensorRole::Embedding);
   const auto grid = static_cast<std::int64_t>(std::sqrt(static_cast<double>(table)));
   if (patches < 1)
     b.fail(x, fmt::format("an image of {0}x{0} pixels holds no {1}x{1} patch", in.requested_image_size.value_or(0),
@@ -169,16 +169,16 @@ Tower vision_tower_with(const BuildInput& in, GraphBuilder& b, const Config& c, 
     t.input = b.input(batched({g.channels, g.input.h, g.input.w}), "pixels");
     x = b.node(NodeType::PatchEmbed, "Patch_Embed", batched({(is_clip ? 1 : 0) + g.input_patches(), d.hidden}),
                {t.input}, conv);
-    if (is_clip) b.parameter(x, emb("class_embedding"), {d.hidden});
-    b.parameter(x, conv("weight"), {d.hidden, g.channels, g.patch.h, g.patch.w});
-    if (!is_clip) b.parameter(x, conv("bias"), {d.hidden});
+    if (is_clip) b.parameter(x, emb("class_embedding"), {d.hidden}, graph::TensorRole::Embedding);
+    b.parameter(x, conv("weight"), {d.hidden, g.channels, g.patch.h, g.patch.w}, graph::TensorRole::Conv);
+    if (!is_clip) b.parameter(x, conv("bias"), {d.hidden}, graph::TensorRole::Bias);
     if (g.input.h < g.patch.h || g.input.w < g.patch.w)
       b.fail(x, fmt::format("image {}x{} is smaller than one {}x{} patch", g.input.h, g.input.w, g.patch.h, g.patch.w));
     // Both look their positions up by index for the configured grid and refuse another image size unless
     // forward() interpolates them.
     vit::refuse_other_sizes(b, x, g, is_clip ? "CLIP" : "SigLIP");
     auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", x.shape, {x}, emb / "position_embedding");
-    b.parameter(pos, (emb / "position_embedding")("weight"), {g.configured_patches() + (is_clip ? 1 : 0), d.hidden});
+    b.parameter(pos, (emb / "position_embedding")("weight"), {g.configured_patches() + (is_clip ? 1 : 0), d.hidden}, graph::TensorRole::Embedding);
     x = pos;
   }
   if (is_clip) x = norm(b, x, "Pre_LayerNorm", {root / std::string(defaults.pre_norm)});
@@ -239,7 +239,7 @@ Tower navit_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const 
   // The table's rows are looked up by bucket, one per patch of this image: nothing is interpolated.
   auto pos = b.node(NodeType::LearnedPosEmbed, "Bucketed_Pos_Embed", x.shape, {x}, emb / "position_embedding");
   const std::int64_t table_side = configured / patch;
-  b.parameter(pos, (emb / "position_embedding")("weight"), {table_side * table_side, dims.hidden});
+  b.parameter(pos, (emb / "position_embedding")("weight"), {table_side * table_side, dims.hidden}, graph::TensorRole::Embedding);
   if (table_side < 1)
     b.fail(pos, fmt::format("image_size {} holds no {}-pixel patch: the position table has no row", configured, patch));
   t.hidden_states = encoder(b, pos, root / "encoder" / "layers", dims, false);
@@ -300,8 +300,8 @@ Value contrastive_logits(GraphBuilder& b, const Value& text, const Value& image,
                          bool bias, std::string_view scale) {
   // Per sample: one logit per (image, text) pair; a batch makes the B x B matrix.
   auto out = b.node(NodeType::ContrastiveLogits, "Contrastive_Logits", {1}, {image, text});
-  b.parameter(out, std::string(scale), scale_shape);
-  if (bias) b.parameter(out, "logit_bias", scale_shape);
+  b.parameter(out, std::string(scale), scale_shape, graph::TensorRole::Other);
+  if (bias) b.parameter(out, "logit_bias", scale_shape, graph::TensorRole::Bias);
   if (text.shape.back() != image.shape.back())
     b.fail(out, fmt::format("text embeddings of width {} cannot be compared with image embeddings of width {}",
                             text.shape.back(), image.shape.back()));

@@ -43,15 +43,15 @@ Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scop
       // Transformer-XL's term: q + pos_bias_v against the [2T - 1, hidden] sinusoid through linear_pos,
       // a [q, 2T - 1] product per head before the shift, like DeBERTa's c2p.
       linear_tensors(b, a, attn / "linear_pos", s.hidden, s.hidden, false);
-      b.parameter(a, attn("pos_bias_u"), {s.heads, head_dim});
-      b.parameter(a, attn("pos_bias_v"), {s.heads, head_dim});
+      b.parameter(a, attn("pos_bias_u"), {s.heads, head_dim}, graph::TensorRole::Other);
+      b.parameter(a, attn("pos_bias_v"), {s.heads, head_dim}, graph::TensorRole::Other);
       attrs.relative_span = 2 * frames - 1;
       attrs.c2p = true;
       break;
     case Positions::RelativeKey:
       // Every query against a gathered [T, T, head_dim] table of clamped distances: a [q, T] product
       // per head added to the scores.
-      b.parameter(a, attn("distance_embedding.weight"), {s.left_positions + s.right_positions + 1, head_dim});
+      b.parameter(a, attn("distance_embedding.weight"), {s.left_positions + s.right_positions + 1, head_dim}, graph::TensorRole::Embedding);
       attrs.relative_span = frames;
       attrs.c2p = true;
       break;

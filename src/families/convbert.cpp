@@ -59,12 +59,12 @@ Value mixed_attention(GraphBuilder& b, const Value& x, const Scope& module, cons
   auto depthwise = b.node(graph::NodeType::Conv1d, fmt::format("Span_Depthwise_{}", i), {seq, d.hidden}, {x},
                           span / "depthwise");
   b.at(depthwise).conv = graph::ConvAttrs{d.hidden, d.hidden, d.kernel, 1, d.kernel / 2, d.hidden, seq, seq, false};
-  b.parameter(depthwise, (span / "depthwise")("weight"), {d.hidden, 1, d.kernel});
+  b.parameter(depthwise, (span / "depthwise")("weight"), {d.hidden, 1, d.kernel}, graph::TensorRole::Conv);
   auto pointwise = b.node(graph::NodeType::Conv1d, fmt::format("Span_Pointwise_{}", i), {seq, d.all_head},
                           {depthwise}, span / "pointwise");
   b.at(pointwise).conv = graph::ConvAttrs{d.hidden, d.all_head, 1, 1, 0, 1, seq, seq, false};
-  b.parameter(pointwise, (span / "pointwise")("weight"), {d.all_head, d.hidden, 1});
-  b.parameter(pointwise, span("bias"), {d.all_head, 1});
+  b.parameter(pointwise, (span / "pointwise")("weight"), {d.all_head, d.hidden, 1}, graph::TensorRole::Conv);
+  b.parameter(pointwise, span("bias"), {d.all_head, 1}, graph::TensorRole::Bias);
   // The span keys times the query give each head and token its own softmaxed kernel.
   auto kernels = dense(b, pointwise, fmt::format("Conv_Kernel_{}", i), self / "conv_kernel_layer", d.all_head,
                        d.heads * d.kernel, true);
@@ -97,10 +97,10 @@ Value ffn(GraphBuilder& b, const Value& x, const Scope& layer, const Dims& d, st
   auto out = b.node(graph::NodeType::FeedForward, fmt::format("FFN_{}", i), x.shape, {x}, layer);
   b.at(out).feed_forward = graph::FeedForwardAttrs{d.hidden, d.intermediate, d.activation, false, 0.0};
   b.at(out).dropout = d.hidden_dropout;
-  b.parameter(out, up("weight"), {d.groups, d.hidden / d.groups, d.intermediate / d.groups});
-  b.parameter(out, up("bias"), {d.intermediate});
-  b.parameter(out, down("weight"), {d.groups, d.intermediate / d.groups, d.hidden / d.groups});
-  b.parameter(out, down("bias"), {d.hidden});
+  b.parameter(out, up("weight"), {d.groups, d.hidden / d.groups, d.intermediate / d.groups}, graph::TensorRole::Stacked);
+  b.parameter(out, up("bias"), {d.intermediate}, graph::TensorRole::Bias);
+  b.parameter(out, down("weight"), {d.groups, d.intermediate / d.groups, d.hidden / d.groups}, graph::TensorRole::Stacked);
+  b.parameter(out, down("bias"), {d.hidden}, graph::TensorRole::Bias);
   if (d.groups < 1 || d.hidden % d.groups != 0 || d.intermediate % d.groups != 0)
     b.fail(out, fmt::format("num_groups {} must divide hidden_size {} and intermediate_size {}", d.groups, d.hidden,
                             d.intermediate));

@@ -41,12 +41,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t total = prompt_length + seq;
   auto ids = b.input({seq}, "tokens");
   auto x = b.node(NodeType::Embedding, "Token_Embedding", {total, hidden}, {ids}, root / "input_embedding");
-  b.parameter(x, (root / "input_embedding")("weight"), {rows, hidden});
+  b.parameter(x, (root / "input_embedding")("weight"), {rows, hidden}, graph::TensorRole::Embedding);
   x = added_embedding(b, x, "Segment_Embedding", root / "segment_embedding", segments, hidden);
   // One [heads, total, total] bias, computed once and added to every layer's scores.
   auto bias = b.node(NodeType::RelativePositionBias, "Segment_Position_Bias", {heads, total, total}, {x},
                      root / "position_bias");
-  b.parameter(bias, (root / "position_bias")("relative_attention_bias"), {segments * segments + buckets, heads});
+  b.parameter(bias, (root / "position_bias")("relative_attention_bias"), {segments * segments + buckets, heads}, graph::TensorRole::Bias);
 
   for (std::int64_t i = 0; i < layers; ++i) {
     b.set_block(static_cast<int>(i));

@@ -58,9 +58,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   auto audio = b.node(NodeType::Embedding, "Audio_Embedding", {frames, backbone.hidden}, {codes}, audio_table);
   const graph::Shape audio_shape{codebooks * backbone.vocab, backbone.hidden};
   if (tie_codebooks)
-    b.tied(audio, audio_table("weight"), audio_shape, depth_table);
+    b.tied(audio, audio_table("weight"), audio_shape, depth_table, graph::TensorRole::Embedding);
   else
-    b.parameter(audio, audio_table("weight"), audio_shape);
+    b.parameter(audio, audio_table("weight"), audio_shape, graph::TensorRole::Embedding);
   auto x = b.node(NodeType::Add, "Text_Audio_Merge", text.shape, {text, audio});
   x = decoder::decoder_stack(b, x, backbone_root, backbone, 0);
   auto logits = lm_head(b, x, "LM_Head", {.module = Scope("lm_head"), .hidden = backbone.hidden,
@@ -70,7 +70,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   auto depth_codes = b.input({frames, depth_codebooks - 1}, "tokens", "depth_decoder_input_ids");
   auto depth_embeds = b.node(NodeType::Embedding, "Depth_Codebook_Embedding",
                              {frames, depth_codebooks - 1, backbone_width}, {depth_codes}, depth_root / "embed_tokens");
-  b.parameter(depth_embeds, depth_table, {depth_codebooks * depth.vocab, backbone_width});
+  b.parameter(depth_embeds, depth_table, {depth_codebooks * depth.vocab, backbone_width}, graph::TensorRole::Embedding);
   auto y = b.node(NodeType::Add, "Backbone_State_Prepend", {frames, depth_codebooks, backbone_width},
                   {x, depth_embeds});
   if (backbone_width != backbone.hidden)
@@ -86,7 +86,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Scope codebooks_head = Scope("depth_decoder") / "codebooks_head";
   auto depth_logits = b.node(NodeType::LMHead, "Codebooks_Head", {frames, depth_codebooks - 1, depth.vocab}, {y},
                              codebooks_head);
-  b.parameter(depth_logits, codebooks_head("weight"), {depth_codebooks - 1, depth.hidden, depth.vocab});
+  b.parameter(depth_logits, codebooks_head("weight"), {depth_codebooks - 1, depth.hidden, depth.vocab}, graph::TensorRole::Stacked);
 
   mimi::nested_codec(b, c.child("codec_config"), "codec_model");
   return b.node(NodeType::Add, "Backbone_And_Depth_Logits", logits.shape, {logits, depth_logits});

@@ -84,7 +84,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     const std::int64_t extra = cls[s] ? 1 : 0;
     if (cls[s]) {
       x = b.node(NodeType::LearnedPosEmbed, fmt::format("CLS_Token_{}", s), {1 + h * w, dim}, {x}, stage);
-      b.parameter(x, stage("cls_token"), {1, 1, embed.back()});
+      b.parameter(x, stage("cls_token"), {1, 1, embed.back()}, graph::TensorRole::Other);
     }
     b.at(x).dropout = drop[s];
     const std::int64_t k = kernel_qkv[s];

@@ -174,8 +174,8 @@ class Transformer {
         linear_tensors(b_, y, l, width, to, true);
       } else {
         const Scope target = alias.empty() ? l : alias / "layers" / i;
-        b_.tied(y, l("weight"), {to, width}, target("weight"));
-        b_.tied(y, l("bias"), {to}, target("bias"));
+        b_.tied(y, l("weight"), {to, width}, target("weight"), graph::TensorRole::Linear);
+        b_.tied(y, l("bias"), {to}, target("bias"), graph::TensorRole::Bias);
       }
       h = y;
       width = to;
@@ -194,7 +194,7 @@ class Transformer {
                             FeedForwardSpec{.hidden = d_.d, .intermediate = width, .activation = d_.activation,
                                             .module = module, .up = module / "fc1", .down = module / "fc2",
                                             .output_dropout = d_.dropout, .inner_dropout = inner_dropout});
-    if (d_.activation == "prelu") b_.parameter(out, (module / "activation_fn")("weight"), {1});
+    if (d_.activation == "prelu") b_.parameter(out, (module / "activation_fn")("weight"), {1}, graph::TensorRole::Other);
     return out;
   }
 
@@ -294,8 +294,8 @@ class Transformer {
       if (i + 1 < d_.decoder_layers) {
         auto h = b_.node(NodeType::LayerNorm, fmt::format("Decoder_Intermediate_LayerNorm_{}", i), x.shape, {x},
                          final_norm);
-        b_.tied(h, final_norm("weight"), {d_.d}, final_norm("weight"));
-        b_.tied(h, final_norm("bias"), {d_.d}, final_norm("bias"));
+        b_.tied(h, final_norm("weight"), {d_.d}, final_norm("weight"), graph::TensorRole::Norm);
+        b_.tied(h, final_norm("bias"), {d_.d}, final_norm("bias"), graph::TensorRole::Bias);
       }
     }
     b_.set_block(-1);
@@ -364,13 +364,13 @@ graph::Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t base_queries = c.dim({"num_queries"}, 300);
   const Scope anchors_module = model / "query_refpoint_embeddings";
   auto anchors = b.node(NodeType::Embedding, "Anchor_Boxes", {d.queries, d.query_dim}, {memory}, anchors_module);
-  b.parameter(anchors, anchors_module("weight"), {base_queries, d.query_dim});
+  b.parameter(anchors, anchors_module("weight"), {base_queries, d.query_dim}, graph::TensorRole::Embedding);
   // The decoder's stream starts at zeros, or at the pattern embeddings repeated for every anchor.
   Value start;
   if (d.queries != base_queries) {
     const Scope patterns = model / "patterns";
     start = b.node(NodeType::Embedding, "Pattern_Embeddings", {d.queries, d.d}, {anchors}, patterns);
-    b.parameter(start, patterns("weight"), {d.queries / base_queries, d.d});
+    b.parameter(start, patterns("weight"), {d.queries / base_queries, d.d}, graph::TensorRole::Embedding);
   } else {
     start = b.node(NodeType::Embedding, "Zero_Queries", {d.queries, d.d}, {anchors});
   }

@@ -28,7 +28,7 @@ using graph::NodeType;
 
 Value snake(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module) {
   auto out = b.node(NodeType::LayerScale, name, x.shape, {x}, module);
-  b.parameter(out, module("alpha"), {1, x.shape.back(), 1});
+  b.parameter(out, module("alpha"), {1, x.shape.back(), 1}, graph::TensorRole::Other);
   return out;
 }
 
@@ -138,7 +138,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                           {.module = stage / "in_proj", .in_channels = s.hidden, .out_channels = codebook_dim});
     auto code = b.node(NodeType::Embedding, fmt::format("Quantizer_{}_Codebook", q), latents.shape, {latents},
                        stage / "codebook");
-    b.parameter(code, (stage / "codebook")("weight"), {codebook_size, codebook_dim});
+    b.parameter(code, (stage / "codebook")("weight"), {codebook_size, codebook_dim}, graph::TensorRole::Linear);
     auto out = conv1d(b, code, fmt::format("Quantizer_{}_Out", q),
                       {.module = stage / "out_proj", .in_channels = codebook_dim, .out_channels = s.hidden});
     quantized = q == 0 ? out : add(b, out, quantized, fmt::format("Quantizer_{}_Sum", q));

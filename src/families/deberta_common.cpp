@@ -132,8 +132,8 @@ Value attention_sublayer(GraphBuilder& b, const Value& x, const std::optional<Va
   b.at(a).attention->sdpa = false;
   const std::int64_t all_heads = d.heads * d.head_dim;
   if (d.version == Version::V1) {
-    b.parameter(a, self("q_bias"), {all_heads});
-    b.parameter(a, self("v_bias"), {all_heads});
+    b.parameter(a, self("q_bias"), {all_heads}, graph::TensorRole::Bias);
+    b.parameter(a, self("v_bias"), {all_heads}, graph::TensorRole::Bias);
     if (d.talking_head) {
       linear_tensors(b, a, self / "head_logits_proj", d.heads, d.heads, false);
       linear_tensors(b, a, self / "head_weights_proj", d.heads, d.heads, false);
@@ -183,8 +183,8 @@ Value conv_layer(const Config& c, GraphBuilder& b, const Value& embedded, const 
   auto conv = b.node(NodeType::Linear, "Conv_1", embedded.shape, {embedded}, module / "conv");
   b.at(conv).activation = c.text({"conv_act"}, "tanh");
   b.at(conv).dropout = d.hidden_dropout;
-  b.parameter(conv, (module / "conv")("weight"), {d.hidden, d.hidden / groups, kernel});
-  b.parameter(conv, (module / "conv")("bias"), {d.hidden});
+  b.parameter(conv, (module / "conv")("weight"), {d.hidden, d.hidden / groups, kernel}, graph::TensorRole::Conv);
+  b.parameter(conv, (module / "conv")("bias"), {d.hidden}, graph::TensorRole::Bias);
   if (d.hidden % groups != 0)
     b.fail(conv, fmt::format("conv_groups {} does not divide hidden size {}", groups, d.hidden));
   if (kernel % 2 == 0)
@@ -214,8 +214,8 @@ Value masked_lm(const BuildInput& in, GraphBuilder& b, const Value& x, const Dim
   Shape shape = h.shape;
   shape.back() = d.vocab;
   auto logits = b.node(NodeType::LMHead, "LM_Head", shape, {h}, head);
-  b.tied(logits, words, {d.vocab, d.embedding}, words);
-  b.parameter(logits, head("bias"), {d.vocab});
+  b.tied(logits, words, {d.vocab, d.embedding}, words, graph::TensorRole::Linear);
+  b.parameter(logits, head("bias"), {d.vocab}, graph::TensorRole::Bias);
   if (d.embedding != d.hidden)
     b.fail(logits, fmt::format("the head multiplies {} features by {}-wide word embeddings", d.hidden, d.embedding));
   return logits;
@@ -230,7 +230,7 @@ Value encoder_stack(const Config& c, GraphBuilder& b, Value x, const Scope& enco
   if (d.relative) {
     // One table for every layer; positions past it share the last bucket, so any length runs.
     auto table = b.node(NodeType::Embedding, "Relative_Embedding", {d.relative_rows, d.hidden}, {}, encoder / "rel_embeddings");
-    b.parameter(table, (encoder / "rel_embeddings")("weight"), {d.relative_rows, d.hidden});
+    b.parameter(table, (encoder / "rel_embeddings")("weight"), {d.relative_rows, d.hidden}, graph::TensorRole::Embedding);
     rel = table;
   }
   if (version == Version::V2) {
@@ -241,8 +241,8 @@ Value encoder_stack(const Config& c, GraphBuilder& b, Value x, const Scope& enco
         rel = norm(b, *rel, "Relative_Embedding_LayerNorm", {encoder / "LayerNorm"});
       } else {
         auto unused = b.node(NodeType::LayerNorm, "Relative_Embedding_LayerNorm", {d.hidden}, {}, encoder / "LayerNorm");
-        b.parameter(unused, (encoder / "LayerNorm")("weight"), {d.hidden});
-        b.parameter(unused, (encoder / "LayerNorm")("bias"), {d.hidden});
+        b.parameter(unused, (encoder / "LayerNorm")("weight"), {d.hidden}, graph::TensorRole::Norm);
+        b.parameter(unused, (encoder / "LayerNorm")("bias"), {d.hidden}, graph::TensorRole::Bias);
       }
     }
   }

@@ -49,7 +49,7 @@ Value high_res_projection(GraphBuilder& b, const Value& map, const std::string& 
     auto h = b.node(graph::NodeType::Conv2d, fmt::format("{}_{}", name, module), {to, out_side, out_side}, {in},
                     proj / module);
     b.at(h).spatial = graph::SpatialAttrs{3, 3, 2, 1, 1, false};
-    if (declare) b.parameter(h, (proj / module)("weight"), {to, from, 3, 3});
+    if (declare) b.parameter(h, (proj / module)("weight"), {to, from, 3, 3}, graph::TensorRole::Conv);
     return h;
   };
   x = conv(x, "conv1", channels, 2 * channels);
@@ -100,7 +100,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     const Value global_proj = high_res_projection(g, map, "HighRes_Global_Proj", side, channels, false);
     // last + alpha × global
     auto scaled = g.node(graph::NodeType::LayerScale, "HighRes_Alpha", global_proj.shape, {global_proj});
-    g.parameter(scaled, "high_res_vision_alpha", {1});
+    g.parameter(scaled, "high_res_vision_alpha", {1}, graph::TensorRole::Other);
     auto high = add(g, scaled, last_proj, "HighRes_Sum");
     const std::int64_t tokens = high.shape[1] * high.shape[2];
     high = Value{high.node, {tokens, 4 * channels}};  // permute(0, 2, 3, 1) and flatten: a view

@@ -114,12 +114,12 @@ Value level_positions(GraphBuilder& b, const Config& c, const Levels& levels, co
                 fmt::format("expected 'sine' or 'learned', found '{}'", type));
   auto pos = b.node(NodeType::LearnedPosEmbed, type == "learned" ? "Learned_Level_Positions" : "Sine_Level_Positions",
                     levels.tokens.shape, {levels.tokens}, model);
-  b.parameter(pos, model("level_embed"), {d.levels, d.d});
+  b.parameter(pos, model("level_embed"), {d.levels, d.d}, graph::TensorRole::Embedding);
   if (type == "learned") {
     Scope table = model;
     for (const auto& part : layout.position_table) table = table / part;
-    b.parameter(pos, table("row_embeddings.weight"), {50, d.d / 2});
-    b.parameter(pos, table("column_embeddings.weight"), {50, d.d / 2});
+    b.parameter(pos, table("row_embeddings.weight"), {50, d.d / 2}, graph::TensorRole::Embedding);
+    b.parameter(pos, table("column_embeddings.weight"), {50, d.d / 2}, graph::TensorRole::Embedding);
     for (const auto& [h, w] : levels.sizes)
       if (h > 50 || w > 50)
         b.fail(pos, fmt::format("the learned row/column tables hold 50 positions; a {}x{} level needs more", h, w));
@@ -171,12 +171,12 @@ Value head_linear(GraphBuilder& b, const Value& x, const std::string& name, cons
   if (names.target.empty()) {
     linear_tensors(b, node, names.module, in, out, true);
   } else {
-    b.tied(node, names.module("weight"), {out, in}, names.target("weight"));
-    b.tied(node, names.module("bias"), {out}, names.target("bias"));
+    b.tied(node, names.module("weight"), {out, in}, names.target("weight"), graph::TensorRole::Linear);
+    b.tied(node, names.module("bias"), {out}, names.target("bias"), graph::TensorRole::Bias);
   }
   if (!names.alias.empty()) {
-    b.tied(node, names.alias("weight"), {out, in}, names.module("weight"));
-    b.tied(node, names.alias("bias"), {out}, names.module("bias"));
+    b.tied(node, names.alias("weight"), {out, in}, names.module("weight"), graph::TensorRole::Linear);
+    b.tied(node, names.alias("bias"), {out}, names.module("bias"), graph::TensorRole::Bias);
   }
   return node;
 }
@@ -251,7 +251,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   } else {
     const Scope table = model / "query_position_embeddings";
     query_pos = b.node(NodeType::Embedding, "Query_Position_Embeddings", {d.queries, 2 * d.d}, {memory}, table);
-    b.parameter(query_pos, table("weight"), {d.queries, 2 * d.d});
+    b.parameter(query_pos, table("weight"), {d.queries, 2 * d.d}, graph::TensorRole::Linear);
     query_pos = Value{query_pos.node, {d.queries, d.d}};
     dense(b, query_pos, "Reference_Points", model / "reference_points", d.d, 2, true, "sigmoid");
   }

@@ -24,9 +24,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   Scope root = in.head == Head::Base ? Scope() : Scope("deit");
   Scope emb = root / "embeddings";
   auto x = vit::pixel_stem(b, g, emb / "patch_embeddings" / "projection", hidden, 2);
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
-  b.parameter(x, emb("distillation_token"), {1, 1, hidden});
-  if (mim) b.parameter(x, emb("mask_token"), {1, 1, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
+  b.parameter(x, emb("distillation_token"), {1, 1, hidden}, graph::TensorRole::Other);
+  if (mim) b.parameter(x, emb("mask_token"), {1, 1, hidden}, graph::TensorRole::Other);
   const std::int64_t rows = g.configured_patches() + 2;
   auto pos = vit::position_table(b, x, emb, rows, x.shape);
   if (x.shape.front() != rows)

@@ -61,8 +61,8 @@ Value depth_anything::depth_estimator(const BuildInput& in, GraphBuilder& b, con
   const Scope emb = root / "embeddings";
   Value x = b.input({channels, image, image}, "pixels");
   x = patch_embed(b, x, "Patch_Embed", {emb / "patch_embeddings" / "projection", channels, hidden, backbone_patch, 1});
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
-  b.parameter(x, emb("mask_token"), {1, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
+  b.parameter(x, emb("mask_token"), {1, hidden}, graph::TensorRole::Other);
   // Interpolated to the input's grid: any size runs.
   x = vit::position_table(b, x, emb, (configured / backbone_patch) * (configured / backbone_patch) + 1, x.shape);
 

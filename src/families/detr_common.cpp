@@ -297,8 +297,8 @@ class Transformer {
  private:
   Value aux_norm(const Value& x, const Scope& final_norm, std::int64_t i) {
     auto h = b_.node(NodeType::LayerNorm, fmt::format("Decoder_Aux_LayerNorm_{}", i), x.shape, {x}, final_norm);
-    b_.tied(h, final_norm("weight"), {d_.d}, final_norm("weight"));
-    b_.tied(h, final_norm("bias"), {d_.d}, final_norm("bias"));
+    b_.tied(h, final_norm("weight"), {d_.d}, final_norm("weight"), graph::TensorRole::Norm);
+    b_.tied(h, final_norm("bias"), {d_.d}, final_norm("bias"), graph::TensorRole::Bias);
     return h;
   }
 
@@ -310,8 +310,8 @@ class Transformer {
     if (owns) {
       linear_tensors(b_, out, module, d_.d, d_.d, true);
     } else {
-      b_.tied(out, module("weight"), {d_.d, d_.d}, module("weight"));
-      b_.tied(out, module("bias"), {d_.d}, module("bias"));
+      b_.tied(out, module("weight"), {d_.d, d_.d}, module("weight"), graph::TensorRole::Linear);
+      b_.tied(out, module("bias"), {d_.d}, module("bias"), graph::TensorRole::Bias);
     }
     return out;
   }
@@ -397,8 +397,8 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
                                                                        : "Sine_Position_Embedding",
                     {h * w, d.d}, {feature_map}, pos_module);
   if (pos_type == "learned") {
-    b.parameter(pos, pos_module("row_embeddings.weight"), {50, d.d / 2});
-    b.parameter(pos, pos_module("column_embeddings.weight"), {50, d.d / 2});
+    b.parameter(pos, pos_module("row_embeddings.weight"), {50, d.d / 2}, graph::TensorRole::Embedding);
+    b.parameter(pos, pos_module("column_embeddings.weight"), {50, d.d / 2}, graph::TensorRole::Embedding);
     if (h > 50 || w > 50)
       b.fail(pos, fmt::format("the learned row/column tables hold 50 positions; the {}x{} feature map needs more", h, w));
   } else if (pos_type != "sine") {
@@ -410,7 +410,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   auto memory = t.encoder(tokens, pos, model / "encoder", b.next_block());
   auto query_pos = b.node(NodeType::Embedding, "Query_Position_Embeddings", {d.queries, d.d}, {memory},
                           model / "query_position_embeddings");
-  b.parameter(query_pos, (model / "query_position_embeddings")("weight"), {d.queries, d.d});
+  b.parameter(query_pos, (model / "query_position_embeddings")("weight"), {d.queries, d.d}, graph::TensorRole::Embedding);
   auto x = layout.conditional ? t.conditional_decoder(query_pos, memory, model / "decoder", b.next_block())
                               : t.decoder(query_pos, memory, model / "decoder", b.next_block());
   if (!detection) return x;

@@ -99,7 +99,7 @@ Value decoder_embedding(const BuildInput& in, GraphBuilder& b, const DecoderDims
   auto codes = b.input({frames, dec.channels}, "tokens", "decoder_input_ids");
   auto x = b.node(graph::NodeType::Embedding, "Multi_Channel_Embedding", {frames, d.hidden}, {codes},
                   root / "embeddings" / "embed");
-  b.parameter(x, (root / "embeddings" / "embed")("weight"), {d.vocab * dec.channels, d.hidden});
+  b.parameter(x, (root / "embeddings" / "embed")("weight"), {d.vocab * dec.channels, d.hidden}, graph::TensorRole::Embedding);
   return x;
 }
 

@@ -29,11 +29,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
   auto x = b.input({channels, size, size}, "pixels");
   x = patch_embed(b, x, "Patch_Embed", {emb / "patch_embeddings" / "projection", channels, hidden, patch, 1});
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
-  b.parameter(x, emb("mask_token"), {1, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
+  b.parameter(x, emb("mask_token"), {1, hidden}, graph::TensorRole::Other);
   auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", x.shape, {x}, emb);
   const std::int64_t stored = (configured_size / patch) * (configured_size / patch) + 1;
-  b.parameter(pos, emb("position_embeddings"), {1, stored, hidden});
+  b.parameter(pos, emb("position_embeddings"), {1, stored, hidden}, graph::TensorRole::Embedding);
   x = pos;
 
   std::int64_t intermediate = hidden * mlp_ratio;

@@ -21,9 +21,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   Scope root = in.head == Head::Base ? Scope() : Scope("dinov2_with_registers");
   Scope emb = root / "embeddings";
   auto x = vit::pixel_stem(b, g, emb / "patch_embeddings" / "projection", hidden, 1 + registers);
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
-  b.parameter(x, emb("mask_token"), {1, hidden});
-  b.parameter(x, emb("register_tokens"), {1, registers, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
+  b.parameter(x, emb("mask_token"), {1, hidden}, graph::TensorRole::Other);
+  b.parameter(x, emb("register_tokens"), {1, registers, hidden}, graph::TensorRole::Other);
   x = vit::position_table(b, x, emb, g.configured_patches() + 1, x.shape);
 
   enc.layers = root / "encoder" / "layer";

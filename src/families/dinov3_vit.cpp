@@ -28,9 +28,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
   Scope emb("embeddings");
   auto x = vit::pixel_stem(b, g, emb / "patch_embeddings", hidden, 1 + registers);
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
-  b.parameter(x, emb("mask_token"), {1, 1, hidden});
-  b.parameter(x, emb("register_tokens"), {1, registers, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
+  b.parameter(x, emb("mask_token"), {1, 1, hidden}, graph::TensorRole::Other);
+  b.parameter(x, emb("register_tokens"), {1, registers, hidden}, graph::TensorRole::Other);
 
   for (std::int64_t i = 0; i < layers; ++i) {
     b.set_block(static_cast<int>(i));
@@ -42,9 +42,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                   {.hidden = hidden, .heads = heads, .module = attn, .q = attn / "q_proj", .k = attn / "k_proj",
                    .v = attn / "v_proj", .o = attn / "o_proj", .qkv_bias = false, .o_bias = proj_bias});
     // Each projection has its own bias switch, which the shared attention block does not express.
-    if (query_bias) b.parameter(h, attn("q_proj.bias"), {hidden});
-    if (key_bias) b.parameter(h, attn("k_proj.bias"), {hidden});
-    if (value_bias) b.parameter(h, attn("v_proj.bias"), {hidden});
+    if (query_bias) b.parameter(h, attn("q_proj.bias"), {hidden}, graph::TensorRole::Bias);
+    if (key_bias) b.parameter(h, attn("k_proj.bias"), {hidden}, graph::TensorRole::Bias);
+    if (value_bias) b.parameter(h, attn("v_proj.bias"), {hidden}, graph::TensorRole::Bias);
     h = layer_scale(b, h, n.scale(1), l("layer_scale1.lambda1"));
     auto residual = add(b, h, x, n.add(1));
     h = norm(b, residual, n.norm(2, NormKind::LayerNorm), {l / "norm2"});

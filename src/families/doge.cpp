@@ -24,8 +24,8 @@ Value cross_domain_moe(GraphBuilder& b, const Value& x, std::int64_t i, const Sc
   const auto keys = static_cast<std::int64_t>(std::floor(std::sqrt(static_cast<double>(experts))));
   linear_tensors(b, out, m / "router_gate", s.hidden, 2 * keys, false);
   const auto first_routed = b.at(out).tensors.size();
-  b.parameter(out, (m / "down_embed")("weight"), {experts, s.hidden});
-  b.parameter(out, (m / "up_embed")("weight"), {experts, s.hidden});
+  b.parameter(out, (m / "down_embed")("weight"), {experts, s.hidden}, graph::TensorRole::Linear);
+  b.parameter(out, (m / "up_embed")("weight"), {experts, s.hidden}, graph::TensorRole::Linear);
   const auto& owned = b.at(out).tensors;
   graph::MoEAttrs moe{.experts = experts, .top_k = top_k, .intermediate = 1, .shared_intermediate = s.intermediate,
                       .activation = s.activation, .gated = false, .expert_inputs = 1, .routed_matmuls = 2};
@@ -64,11 +64,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                         .k = attn / "k_proj", .v = attn / "v_proj", .o = attn / "o_proj", .qkv_bias = bias,
                         .o_bias = bias, .require_divisible = false, .dropout = s.attention_dropout,
                         .output_dropout = s.residual_dropout, .rotary = true});
-    gb.parameter(h, attn("A"), {s.kv_heads});
+    gb.parameter(h, attn("A"), {s.kv_heads}, graph::TensorRole::Other);
     linear_tensors(gb, h, attn / "dt_proj", s.kv_heads * s.head_dim, s.kv_heads, bias);
-    gb.parameter(h, (attn / "q_norm")("weight"), {s.head_dim});
-    gb.parameter(h, (attn / "k_norm")("weight"), {s.head_dim});
-    gb.parameter(h, layer("input_residual"), {s.hidden});
+    gb.parameter(h, (attn / "q_norm")("weight"), {s.head_dim}, graph::TensorRole::Norm);
+    gb.parameter(h, (attn / "k_norm")("weight"), {s.head_dim}, graph::TensorRole::Norm);
+    gb.parameter(h, layer("input_residual"), {s.hidden}, graph::TensorRole::Other);
     return h;
   };
 
@@ -89,7 +89,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                         .gate = m / "gate_proj", .bias = mlp_bias, .down_bias = mlp_bias,
                         .output_dropout = s.residual_dropout});
     }
-    gb.parameter(h, layer("post_attention_residual"), {s.hidden});
+    gb.parameter(h, layer("post_attention_residual"), {s.hidden}, graph::TensorRole::Other);
     return h;
   };
   return decoder::build_decoder(in, b, s);

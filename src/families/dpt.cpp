@@ -44,7 +44,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 
   const Scope emb = root / "embeddings";
   Value x = vit::pixel_stem(b, g, emb / "patch_embeddings" / "projection", hidden, 1);
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
   // The table is sized for image_size and resized (bilinear) to the input's patch grid.
   x = vit::position_table(b, x, emb, g.configured_patches() + 1, x.shape);
 

@@ -89,13 +89,13 @@ Value residual_unit(GraphBuilder& b, const Value& x, const std::string& name, co
 // on a node that claims no compute for them.
 void unused_residual_unit(GraphBuilder& b, const Value& owner, const Scope& module, const NeckSpec& s) {
   for (const char* conv : {"convolution1", "convolution2"}) {
-    b.parameter(owner, (module / conv)("weight"), {s.fusion, s.fusion, 3, 3});
-    if (s.residual_bias) b.parameter(owner, (module / conv)("bias"), {s.fusion});
+    b.parameter(owner, (module / conv)("weight"), {s.fusion, s.fusion, 3, 3}, graph::TensorRole::Conv);
+    if (s.residual_bias) b.parameter(owner, (module / conv)("bias"), {s.fusion}, graph::TensorRole::Bias);
   }
   if (!s.residual_batch_norm) return;
   for (const char* bn : {"batch_norm1", "batch_norm2"}) {
-    b.parameter(owner, (module / bn)("weight"), {s.fusion});
-    b.parameter(owner, (module / bn)("bias"), {s.fusion});
+    b.parameter(owner, (module / bn)("weight"), {s.fusion}, graph::TensorRole::Norm);
+    b.parameter(owner, (module / bn)("bias"), {s.fusion}, graph::TensorRole::Bias);
     b.buffer(owner, (module / bn)("running_mean"), {s.fusion}, b.param_dtype());
     b.buffer(owner, (module / bn)("running_var"), {s.fusion}, b.param_dtype());
     b.buffer(owner, (module / bn)("num_batches_tracked"), {}, DType::I64);

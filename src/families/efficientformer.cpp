@@ -31,7 +31,7 @@ struct Settings {
 // A [C] layer scale times `x` (a map's channels or the tokens' features).
 Value scaled(GraphBuilder& b, const Value& x, const std::string& name, const std::string& tensor, std::int64_t c) {
   auto out = b.node(NodeType::LayerScale, name, x.shape, {x});
-  b.parameter(out, tensor, {c});
+  b.parameter(out, tensor, {c}, graph::TensorRole::Other);
   return out;
 }
 
@@ -129,7 +129,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     auto attn = b.node(NodeType::MultiHeadAttention, name + "_Attention", {tokens, heads * value_dim}, {qkv}, mixer);
     b.at(attn).attention = graph::AttentionAttrs{heads, heads, key_dim, tokens, tokens};
     b.at(attn).attention->sdpa = false;
-    b.parameter(attn, mixer("attention_biases"), {heads, resolution * resolution});
+    b.parameter(attn, mixer("attention_biases"), {heads, resolution * resolution}, graph::TensorRole::Other);
     b.buffer(attn, mixer("attention_bias_idxs"), {resolution * resolution, resolution * resolution}, DType::I64);
     if (tokens != resolution * resolution)
       b.fail(attn, fmt::format("the bias table covers a {}x{} map; the last stage's map has {} tokens", resolution,

@@ -93,8 +93,8 @@ Value seanet_conv(GraphBuilder& b, const Value& x, const std::string& name, cons
                   {.module = conv, .in_channels = in, .out_channels = out, .kernel = kernel, .stride = stride,
                    .dilation = dilation, .bias = bias, .custom_weight = weight_norm});
   if (weight_norm) {
-    b.parameter(h, conv("weight_g"), {out, 1, 1});
-    b.parameter(h, conv("weight_v"), {out, in, kernel});
+    b.parameter(h, conv("weight_g"), {out, 1, 1}, graph::TensorRole::Other);
+    b.parameter(h, conv("weight_v"), {out, in, kernel}, graph::TensorRole::Conv);
   }
   const std::int64_t frames = ceil_div(x.shape.front(), stride);
   b.at(h).conv->out_len = frames;
@@ -117,12 +117,12 @@ Value seanet_conv_transpose(GraphBuilder& b, const Value& x, const std::string& 
                   {.module = conv, .in_channels = in, .out_channels = out * kernel, .groups = groups, .bias = false,
                    .custom_weight = true});
   if (s.norm == ConvNorm::WeightNorm) {
-    b.parameter(h, conv("weight_g"), {in, 1, 1});
-    b.parameter(h, conv("weight_v"), {in, out / groups, kernel});
+    b.parameter(h, conv("weight_g"), {in, 1, 1}, graph::TensorRole::Other);
+    b.parameter(h, conv("weight_v"), {in, out / groups, kernel}, graph::TensorRole::Conv);
   } else {
-    b.parameter(h, conv("weight"), {in, out / groups, kernel});
+    b.parameter(h, conv("weight"), {in, out / groups, kernel}, graph::TensorRole::Conv);
   }
-  if (bias) b.parameter(h, conv("bias"), {out});
+  if (bias) b.parameter(h, conv("bias"), {out}, graph::TensorRole::Bias);
   Value y{h.node, {frames * stride, out}};
   if (s.norm == ConvNorm::GroupNorm) {
     auto n = group_norm(b, Value{h.node, {out, 1, frames * stride}}, name + "_GroupNorm", m / "norm", 1);

@@ -52,14 +52,14 @@ Value predict(GraphBuilder& b, SharedParameters& shared, const Value& x, const D
                      layer / "conv1");
     b.at(up).spatial = graph::SpatialAttrs{2, 2, 1, 0, 1, false};
     b.at(up).activation = d.activation;
-    shared(up, (layer / "conv1")("weight"), {d.hidden, d.hidden, 2, 2});
-    shared(up, (layer / "conv1")("bias"), {d.hidden});
+    shared(up, (layer / "conv1")("weight"), {d.hidden, d.hidden, 2, 2}, graph::TensorRole::Conv);
+    shared(up, (layer / "conv1")("bias"), {d.hidden}, graph::TensorRole::Bias);
     auto dw = b.node(NodeType::Conv2d, name + "_Conv2", up.shape, {up}, layer / "conv2");
     b.at(dw).spatial = graph::SpatialAttrs{3, 3, 1, 1, d.hidden, false};
-    shared(dw, (layer / "conv2")("weight"), {d.hidden, 1, 3, 3});
+    shared(dw, (layer / "conv2")("weight"), {d.hidden, 1, 3, 3}, graph::TensorRole::Conv);
     map = b.node(NodeType::LayerNorm, name + "_LayerNorm2d", dw.shape, {dw}, layer / "layernorm2d");
-    shared(map, (layer / "layernorm2d")("weight"), {d.hidden});
-    shared(map, (layer / "layernorm2d")("bias"), {d.hidden});
+    shared(map, (layer / "layernorm2d")("weight"), {d.hidden}, graph::TensorRole::Norm);
+    shared(map, (layer / "layernorm2d")("bias"), {d.hidden}, graph::TensorRole::Bias);
   }
   // einsum("bqc,bchw->bqhw").
   return b.node(NodeType::Linear, tag + "_Mask_Logits", {d.queries, map.shape[1], map.shape[2]}, {q, map, logits});
@@ -91,10 +91,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   auto x = patch_embed(b, pixels, "Patch_Embed",
                        {.projection = Scope("embeddings") / "patch_embeddings" / "projection", .channels = channels,
                         .dim = d.hidden, .patch = patch, .extra_tokens = d.prefix});
-  b.parameter(x, "embeddings.cls_token", {1, 1, d.hidden});
-  b.parameter(x, "embeddings.register_tokens", {1, registers, d.hidden});
+  b.parameter(x, "embeddings.cls_token", {1, 1, d.hidden}, graph::TensorRole::Embedding);
+  b.parameter(x, "embeddings.register_tokens", {1, registers, d.hidden}, graph::TensorRole::Embedding);
   x = b.node(NodeType::LearnedPosEmbed, "Position_Embedding", x.shape, {x}, Scope("embeddings"));
-  b.parameter(x, "embeddings.position_embeddings.weight", {d.grid * d.grid, d.hidden});
+  b.parameter(x, "embeddings.position_embeddings.weight", {d.grid * d.grid, d.hidden}, graph::TensorRole::Embedding);
   if (image != configured)
     b.fail(x, fmt::format("position_embeddings cover the {}-px image's {}x{} grid; EoMT does not interpolate them",
                           configured, d.grid, d.grid));
@@ -104,7 +104,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   for (std::int64_t i = 0; i < d.layers; ++i) {
     if (i == first_masked) {
       auto query = b.node(NodeType::Embedding, "Queries", {d.queries, d.hidden}, {x}, Scope("query"));
-      b.parameter(query, "query.weight", {d.queries, d.hidden});
+      b.parameter(query, "query.weight", {d.queries, d.hidden}, graph::TensorRole::Linear);
       // torch.cat((query, hidden_states)): no parameters, nothing saved for backward.
       x = b.node(NodeType::Add, "Queries_Concat", {d.queries + x.shape[0], d.hidden}, {query, x});
     }

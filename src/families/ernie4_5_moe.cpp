@@ -56,7 +56,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
     if (gb.at(out).moe) {
       // Ernie4_5_MoeStatics declares it with requires_grad=False: saved and loaded, never trained.
       const std::string correction = (layer / "mlp" / "moe_statics")("e_score_correction_bias");
-      gb.parameter(out, correction, {1, experts});
+      gb.parameter(out, correction, {1, experts}, graph::TensorRole::Bias);
       gb.freeze_if([&correction](std::string_view name) { return name.ends_with(correction); });
     }
     return out;

@@ -61,7 +61,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                         .output_dropout = hidden_dropout});
     b.at(a).attention->sdpa = false;  // ErnieMSelfAttention is eager only
     // Relative scores read a table of every distance -(max-1)..(max-1), one row per head dim.
-    if (relative) b.parameter(a, self("distance_embedding.weight"), {2 * max_positions - 1, hidden / heads});
+    if (relative) b.parameter(a, self("distance_embedding.weight"), {2 * max_positions - 1, hidden / heads}, graph::TensorRole::Embedding);
     auto h = norm(b, add(b, a, x, n.add(1)), n.norm(1, NormKind::LayerNorm), {l / "norm1"});
     auto f = feed_forward(b, h, n.ffn(),
                           {.hidden = hidden, .intermediate = intermediate, .activation = t.activation, .module = l,

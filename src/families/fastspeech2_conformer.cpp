@@ -137,8 +137,8 @@ Value conformer_layer(GraphBuilder& b, const Value& x, std::int64_t i, const Sco
                         .dropout = s.attention_dropout, .output_dropout = s.dropout});
     const std::int64_t head_dim = d.hidden / s.heads, frames = in.shape.front();
     linear_tensors(b, a, attn / "linear_pos", d.hidden, d.hidden, false);
-    b.parameter(a, attn("pos_bias_u"), {s.heads, head_dim});
-    b.parameter(a, attn("pos_bias_v"), {s.heads, head_dim});
+    b.parameter(a, attn("pos_bias_u"), {s.heads, head_dim}, graph::TensorRole::Other);
+    b.parameter(a, attn("pos_bias_v"), {s.heads, head_dim}, graph::TensorRole::Other);
     auto& attrs = *b.at(a).attention;
     attrs.sdpa = false;  // the scores are computed by hand (matrix_ac + shifted matrix_bd)
     attrs.relative_span = 2 * frames - 1;

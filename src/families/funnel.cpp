@@ -64,10 +64,10 @@ class LayerBuilder {
     shared_.linear(a, attn / "q_head", d_.d_model, inner, false);
     shared_.linear(a, attn / "k_head", d_.d_model, inner);
     shared_.linear(a, attn / "v_head", d_.d_model, inner);
-    for (const char* bias : {"r_w_bias", "r_r_bias"}) shared_(a, attn(bias), {d_.heads, d_.d_head});
-    shared_(a, attn("r_kernel"), {d_.d_model, d_.heads, d_.d_head});
-    shared_(a, attn("r_s_bias"), {d_.heads, d_.d_head});
-    shared_(a, attn("seg_embed"), {2, d_.heads, d_.d_head});
+    for (const char* bias : {"r_w_bias", "r_r_bias"}) shared_(a, attn(bias), {d_.heads, d_.d_head}, graph::TensorRole::Other);
+    shared_(a, attn("r_kernel"), {d_.d_model, d_.heads, d_.d_head}, graph::TensorRole::Other);
+    shared_(a, attn("r_s_bias"), {d_.heads, d_.d_head}, graph::TensorRole::Other);
+    shared_(a, attn("seg_embed"), {2, d_.heads, d_.d_head}, graph::TensorRole::Embedding);
     shared_.linear(a, attn / "post_proj", inner, d_.d_model);
     auto h = shared_.layer_norm(add(b_, a, query, "Add_" + tag + "_1"), "LayerNorm_" + tag + "_1",
                                 attn / "layer_norm");

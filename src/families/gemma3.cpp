@@ -55,7 +55,7 @@ Value projector(GraphBuilder& b, const Config& c, const Config& vision_config, c
                 {module / "mm_soft_emb_norm", NormKind::RMSNorm, false});
   // A bare parameter multiplied from the right: [vision, text], the transpose of an nn.Linear weight.
   auto projected = b.node(graph::NodeType::Linear, "Projector_Projection", {produced, text_hidden}, {x}, module);
-  b.parameter(projected, module("mm_input_projection_weight"), {vision_hidden, text_hidden});
+  b.parameter(projected, module("mm_input_projection_weight"), {vision_hidden, text_hidden}, graph::TensorRole::Matrix);
   return projected;
 }
 

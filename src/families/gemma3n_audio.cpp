@@ -105,14 +105,14 @@ Value subsample(GraphBuilder& b, const Value& x, std::size_t i, const AudioSpec&
   auto conv = b.node(NodeType::Conv2d, fmt::format("Subsample_Conv_{}", i), {out_channels, out_frames, out_freqs},
                      {x}, module / "conv");
   b.at(conv).spatial = graph::SpatialAttrs{kt, kf, st, 1, 1, false};
-  b.parameter(conv, (module / "conv")("weight"), {out_channels, in, kt, kf});
+  b.parameter(conv, (module / "conv")("weight"), {out_channels, in, kt, kf}, graph::TensorRole::Conv);
   if (out_frames < 1 || out_freqs < 1)
     b.fail(conv, fmt::format("a {}x{} map is smaller than the {}x{} kernel", frames, freqs, kt, kf));
   // The cumulative group norm keeps running statistics over time; like a LayerNorm it keeps its input and
   // per-position statistics, then ReLU.
   auto normed =
       b.node(NodeType::LayerNorm, fmt::format("Subsample_Norm_{}", i), b.at(conv).out, {conv}, module / "norm");
-  b.parameter(normed, (module / "norm")("weight"), {out_channels});
+  b.parameter(normed, (module / "norm")("weight"), {out_channels}, graph::TensorRole::Norm);
   b.at(normed).activation = "relu";
   return normed;
 }
@@ -145,7 +145,7 @@ Value attention_block(GraphBuilder& b, const Value& x, std::int64_t i, const Sco
       graph::AttentionAttrs{s.heads, s.heads, head_dim, frames, s.context, false, 0, 0.0, false, false};
   b.at(h).attention->sdpa = false;
   for (const char* p : {"q_proj", "k_proj", "v_proj"}) linear_tensors(b, h, attn / p, s.hidden, s.hidden, false);
-  b.parameter(h, attn("per_dim_scale"), {head_dim});
+  b.parameter(h, attn("per_dim_scale"), {head_dim}, graph::TensorRole::Other);
   linear_tensors(b, h, attn / "relative_position_embedding" / "pos_proj", s.hidden, s.hidden, false);
   if (s.hidden % s.heads != 0)
     b.fail(h, fmt::format("hidden size {} not divisible by {} heads", s.hidden, s.heads));

@@ -82,8 +82,8 @@ Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scop
     if (kv <= 0 || s.heads % kv != 0)
       b.fail(h, fmt::format("{} KV heads do not divide {} query heads", kv, s.heads));
   }
-  b.parameter(h, (attn / "q_norm")("weight"), {la.head_dim});
-  if (la.keys) b.parameter(h, (attn / "k_norm")("weight"), {la.head_dim});
+  b.parameter(h, (attn / "q_norm")("weight"), {la.head_dim}, graph::TensorRole::Norm);
+  if (la.keys) b.parameter(h, (attn / "k_norm")("weight"), {la.head_dim}, graph::TensorRole::Norm);
   return h;
 }
 
@@ -118,8 +118,8 @@ Value feed_forward_block(GraphBuilder& b, const Value& residual, std::int64_t i,
                                    fmt::format("MoE_{}", i), e);
   // The router normalises the residual without a weight, then scales it by `scale`; `per_expert_scale`
   // multiplies the chosen experts' weights.
-  b.parameter(routed, (l / "router")("scale"), {s.hidden});
-  b.parameter(routed, (l / "router")("per_expert_scale"), {t.experts->experts});
+  b.parameter(routed, (l / "router")("scale"), {s.hidden}, graph::TensorRole::Other);
+  b.parameter(routed, (l / "router")("per_expert_scale"), {t.experts->experts}, graph::TensorRole::Other);
   routed = next_norm(routed, "post_feedforward_layernorm_2");
   return add(b, h, routed, names.add(3));
 }
@@ -142,9 +142,9 @@ Value layer(GraphBuilder& b, const Value& streams, const std::optional<Value>& p
   Value predictions = streams, active = streams;
   if (n > 0) {
     predictions = b.node(NodeType::Linear, fmt::format("AltUp_Predict_{}", i), streams.shape, {streams}, altup);
-    b.parameter(predictions, (altup / "router_norm")("weight"), {hidden});
-    b.parameter(predictions, (altup / "modality_router")("weight"), {n, hidden});
-    b.parameter(predictions, (altup / "prediction_coefs")("weight"), {n * n, n});
+    b.parameter(predictions, (altup / "router_norm")("weight"), {hidden}, graph::TensorRole::Norm);
+    b.parameter(predictions, (altup / "modality_router")("weight"), {n, hidden}, graph::TensorRole::Linear);
+    b.parameter(predictions, (altup / "prediction_coefs")("weight"), {n * n, n}, graph::TensorRole::Linear);
     // The active stream of the predictions (a view, as the graph's other slices are Add nodes).
     active = b.node(NodeType::Add, fmt::format("AltUp_Active_{}", i), one, {predictions});
   }
@@ -158,7 +158,7 @@ Value layer(GraphBuilder& b, const Value& streams, const std::optional<Value>& p
                           {.hidden = hidden, .intermediate = t.laurel_rank, .activation = "", .gated = false,
                            .module = m, .up = m / "linear_left", .down = m / "linear_right", .bias = false,
                            .down_bias = false});
-    b.parameter(*laurel, (m / "post_laurel_norm")("weight"), {hidden});
+    b.parameter(*laurel, (m / "post_laurel_norm")("weight"), {hidden}, graph::TensorRole::Norm);
   }
   Value h = next_norm(self_attention(b, normed, i, l, t), "post_attention_layernorm");
   Value residual = add(b, h, active, names.add(1));
@@ -173,8 +173,8 @@ Value layer(GraphBuilder& b, const Value& streams, const std::optional<Value>& p
   if (n > 0) {
     corrected =
         b.node(NodeType::Linear, fmt::format("AltUp_Correct_{}", i), streams.shape, {out, predictions}, altup);
-    b.parameter(corrected, (altup / "correction_coefs")("weight"), {n, n});
-    b.parameter(corrected, altup("correct_output_scale"), {hidden});
+    b.parameter(corrected, (altup / "correction_coefs")("weight"), {n, n}, graph::TensorRole::Linear);
+    b.parameter(corrected, altup("correct_output_scale"), {hidden}, graph::TensorRole::Other);
     out = b.node(NodeType::Add, fmt::format("AltUp_Corrected_Active_{}", i), one, {corrected});
   }
 

@@ -81,12 +81,12 @@ Value subsample(GraphBuilder& b, const Value& x, std::size_t i, std::int64_t out
   auto conv = b.node(NodeType::Conv2d, fmt::format("Subsample_Conv_{}", i), {out_channels, out_frames, out_freqs},
                      {x}, module / "conv");
   b.at(conv).spatial = graph::SpatialAttrs{kKernel, kKernel, kStride, kPadding, 1, false};
-  b.parameter(conv, (module / "conv")("weight"), {out_channels, in, kKernel, kKernel});
+  b.parameter(conv, (module / "conv")("weight"), {out_channels, in, kKernel, kKernel}, graph::TensorRole::Conv);
   if (frames + 2 * kPadding < kKernel || freqs + 2 * kPadding < kKernel)
     b.fail(conv, fmt::format("a {}x{} map is smaller than the {}x{} kernel", frames, freqs, kKernel, kKernel));
   auto normed =
       b.node(NodeType::LayerNorm, fmt::format("Subsample_Norm_{}", i), b.at(conv).out, {conv}, module / "norm");
-  b.parameter(normed, (module / "norm")("weight"), {out_channels});
+  b.parameter(normed, (module / "norm")("weight"), {out_channels}, graph::TensorRole::Norm);
   b.at(normed).activation = "relu";
   return normed;
 }
@@ -123,7 +123,7 @@ Value attention_block(GraphBuilder& b, const Value& x, std::int64_t i, const Sco
     clipping_bounds(b, h, attn / p, s.clipped);
   }
   linear_tensors(b, h, attn / "relative_k_proj", s.hidden, s.heads * head_dim, false);
-  b.parameter(h, attn("per_dim_scale"), {head_dim});
+  b.parameter(h, attn("per_dim_scale"), {head_dim}, graph::TensorRole::Other);
   if (s.hidden % s.heads != 0)
     b.fail(h, fmt::format("hidden size {} not divisible by {} heads", s.hidden, s.heads));
   auto out = clippable_linear(b, h, fmt::format("Attention_{}_Post", i), attn / "post", s.hidden, s.hidden, s.clipped);

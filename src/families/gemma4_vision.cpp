@@ -85,8 +85,8 @@ Value encoder_layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope
   auto h = attention(b, rms(x, 1, "input_layernorm"), names.attention(), a);
   for (const char* p : {"q_proj", "k_proj", "v_proj", "o_proj"}) clipping_bounds(b, h, attn / p, s.clipped);
   // q_norm and k_norm over each head; v_norm has no scale.
-  b.parameter(h, (attn / "q_norm")("weight"), {s.head_dim});
-  b.parameter(h, (attn / "k_norm")("weight"), {s.head_dim});
+  b.parameter(h, (attn / "q_norm")("weight"), {s.head_dim}, graph::TensorRole::Norm);
+  b.parameter(h, (attn / "k_norm")("weight"), {s.head_dim}, graph::TensorRole::Norm);
   auto out = add(b, rms(h, 2, "post_attention_layernorm"), x, names.add(1));
 
   const Scope m = l / "mlp";
@@ -116,7 +116,7 @@ Value vision_tower(GraphBuilder& b, const Config& c, std::int64_t soft_tokens) {
   x = dense(b, x, "Patch_Projection", embedder / "input_proj", 3 * s.patch * s.patch, s.hidden, false);
   // Two lookups (x and y) into one [2, position_embedding_size, hidden] table, summed and added.
   auto positions = b.node(NodeType::Embedding, "Patch_Position_Embedding", x.shape, {x}, embedder);
-  b.parameter(positions, embedder("position_embedding_table"), {2, s.positions, s.hidden});
+  b.parameter(positions, embedder("position_embedding_table"), {2, s.positions, s.hidden}, graph::TensorRole::Embedding);
   x = add(b, positions, x, "Patch_Embedding_Add");
   if (s.heads * s.head_dim <= 0)
     b.fail(positions, fmt::format("{} heads of width {} leave the attention empty", s.heads, s.head_dim));

@@ -12,6 +12,7 @@
 
 #include "families/bert_common.hpp"
 #include "families/clip_common.hpp"
+#include "families/git_common.hpp"
 
 namespace neurarch::families {
 namespace {
@@ -27,7 +28,7 @@ Value image_tokens(const BuildInput& in, GraphBuilder& b, const Scope& root, std
   const std::int64_t frames = frames_key && !frames_key->is_null() ? c.dim({"num_image_with_embedding"}, 1) : 0;
 
   graph::Nested nest(b, {.module = "", .label = "Vision_", .first_block = b.next_block()});
-  const clip::NavitDefaults defaults{.patch = 16};
+  const clip::NavitDefaults& defaults = git::kVisionDefaults;
   auto tower = clip::clip_layout_vision_tower(in, b, vision_config, root / "image_encoder" / "vision_model", defaults,
                                               frames > 0 ? frames : 1);
   Value features = tower.sequence;
@@ -35,7 +36,7 @@ Value image_tokens(const BuildInput& in, GraphBuilder& b, const Scope& root, std
     auto timed = b.node(graph::NodeType::LearnedPosEmbed, "Temporal_Embedding", features.shape, {features},
                         root / "img_temperal_embedding");
     for (std::int64_t f = 0; f < frames; ++f)
-      b.parameter(timed, (root / "img_temperal_embedding")(std::to_string(f)), {1, 1, tower.hidden});
+      b.parameter(timed, (root / "img_temperal_embedding")(std::to_string(f)), {1, 1, tower.hidden}, graph::TensorRole::Embedding);
     // The frames' tokens are concatenated along the sequence.
     features = Value{timed.node, {features.shape[0] * features.shape[1], tower.hidden}};
   }

@@ -56,10 +56,15 @@ decltype(decoder::DecoderSpec::mlp_override) v3_feed_forward(const Config& c, co
                              .activation = s.activation, .shared_intermediate = expert_width * shared};
   const auto hidden = s.hidden, intermediate = s.intermediate;
   const auto activation = s.activation;
-  auto hook = moe::layer_hook(
-      std::move(sparse),
-      moe::experts_under(base, "mlp", shared > 0 ? "shared_experts" : ""),
-      moe::dense_under(hidden, intermediate, activation));
+  auto routed = moe::experts_under(base, "mlp", shared > 0 ? "shared_experts" : "");
+  if (d.fused_experts)
+    routed = [make = std::move(routed)](std::int64_t i, const graph::Scope& layer) {
+      blocks::MoESpec spec = make(i, layer);
+      spec.bare_experts = spec.experts_module;
+      spec.bare_out_in = true;
+      return spec;
+    };
+  auto hook = moe::layer_hook(std::move(sparse), std::move(routed), moe::dense_under(hidden, intermediate, activation));
   return [hook, experts](graph::GraphBuilder& gb, const graph::Value& x, std::int64_t i, const graph::Scope& layer) {
     auto out = hook(gb, x, i, layer);
     // Added to the router's sigmoid scores when picking experts (aux-loss-free balancing).

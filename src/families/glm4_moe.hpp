@@ -17,6 +17,10 @@ struct MoeDefaults {
   std::int64_t first_k_dense_replace = 1;
   std::int64_t num_experts_per_tok = 8;
   bool dense_layers = true;  ///< false: every layer is a mixture and first_k_dense_replace is not read (Solar Open)
+  /// true: the routed experts stored as transformers 5 fuses them in memory, experts.gate_up_proj [experts,
+  /// 2 x moe_intermediate, hidden] and experts.down_proj [experts, hidden, moe_intermediate], where save_pretrained
+  /// has no conversion back to per-expert tensors for the model type (GLM-4.5V's standalone text model)
+  bool fused_experts = false;
 };
 
 decoder::DecoderSpec spec(const Config& c, const decoder::LlamaDefaults& defaults, bool attention_bias,

@@ -19,14 +19,11 @@
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
-namespace {
 
 using namespace blocks;
 using graph::NodeType;
 
-struct Grid {
-  std::int64_t photo = 0, side = 0, patches_per_side = 0, patches = 0, tokens = 0;
-};
+namespace glm4v {
 
 Value vision(const BuildInput& in, GraphBuilder& b, const Config& c, Grid& grid) {
   const std::int64_t depth = c.dim({"depth"}, 24);
@@ -60,13 +57,13 @@ Value vision(const BuildInput& in, GraphBuilder& b, const Config& c, Grid& grid)
                                factor));
   const Scope stem("patch_embed");
   auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", {grid.patches, hidden}, {pixels}, stem);
-  b.parameter(x, stem("proj.weight"), {hidden, channels, temporal, patch, patch});
-  b.parameter(x, stem("proj.bias"), {hidden});
+  b.parameter(x, stem("proj.weight"), {hidden, channels, temporal, patch, patch}, graph::TensorRole::Conv);
+  b.parameter(x, stem("proj.bias"), {hidden}, graph::TensorRole::Bias);
   x = norm(b, x, "Post_Conv_RMSNorm", {Scope("post_conv_layernorm"), NormKind::RMSNorm});
   const Scope table = Scope("embeddings") / "position_embedding";
   auto pos = b.node(NodeType::LearnedPosEmbed, "Resampled_Pos_Embed", x.shape, {x}, table);
   const std::int64_t table_side = image_size / patch;
-  b.parameter(pos, table("weight"), {table_side * table_side, hidden});
+  b.parameter(pos, table("weight"), {table_side * table_side, hidden}, graph::TensorRole::Linear);
   x = pos;
 
   for (std::int64_t i = 0; i < depth; ++i) {
@@ -107,6 +104,10 @@ Value vision(const BuildInput& in, GraphBuilder& b, const Config& c, Grid& grid)
   return h;
 }
 
+}  // namespace glm4v
+
+namespace {
+
 Config text_config_of(const Config& c) {
   return c.child("text_config", {{"model_type", "glm4v_text"}});
 }
@@ -127,7 +128,7 @@ Value conditional_generation(const BuildInput& in, GraphBuilder& b, const multim
   const Config text_config = text_config_of(c);
   const std::int64_t text_hidden = multimodal::token_width(in, text_config, lm);
   const bool with_head = in.head != Head::Base;
-  Grid grid;
+  glm4v::Grid grid;
   Value out;
   {
     std::optional<graph::Nested> model;

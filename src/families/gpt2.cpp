@@ -83,7 +83,7 @@ Value model(const BuildInput& in, GraphBuilder& b, const Variant& v, const Scope
     x = learned_positions(b, x, "Position_Embedding", root / "wpe", positions, hidden);
   }
   // inputs_embeds bypasses wte, which the model still holds.
-  if (embedded) b.parameter(x, (root / "wte")("weight"), {vocab, hidden});
+  if (embedded) b.parameter(x, (root / "wte")("weight"), {vocab, hidden}, graph::TensorRole::Linear);
   b.at(x).dropout = embd_dropout;
 
   for (std::int64_t i = 0; i < layers; ++i) {

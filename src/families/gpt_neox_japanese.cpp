@@ -37,7 +37,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
     if (n.attention && n.path.size() >= last.size() &&
         n.path.compare(n.path.size() - last.size(), last.size(), last) == 0) {
       b.parameter(graph::Value{n.index, n.out}, (root / "layers" / (s.layers - 1) / "attention")("dense_bias"),
-                  {s.hidden});
+                  {s.hidden}, graph::TensorRole::Bias);
       break;
     }
   return out;

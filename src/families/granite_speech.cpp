@@ -18,6 +18,7 @@
 #include "blocks/conv.hpp"
 #include "core/error.hpp"
 #include "families/blip_common.hpp"
+#include "families/granite_speech.hpp"
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
@@ -75,10 +76,10 @@ Value block_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Sco
   attrs.c2p = true;
   b.at(a).attention = attrs;
   b.at(a).dropout = s.dropout;
-  b.parameter(a, (m / "to_q")("weight"), {inner, s.hidden});
-  b.parameter(a, (m / "to_kv")("weight"), {2 * inner, s.hidden});
+  b.parameter(a, (m / "to_q")("weight"), {inner, s.hidden}, graph::TensorRole::Linear);
+  b.parameter(a, (m / "to_kv")("weight"), {2 * inner, s.hidden}, graph::TensorRole::Linear);
   linear_tensors(b, a, m / "to_out", inner, s.hidden, true);
-  b.parameter(a, (m / "rel_pos_emb")("weight"), {2 * s.max_pos + 1, s.head_dim});
+  b.parameter(a, (m / "rel_pos_emb")("weight"), {2 * s.max_pos + 1, s.head_dim}, graph::TensorRole::Linear);
   return add(b, a, x, fmt::format("Add_{}_Attention", i));
 }
 
@@ -103,8 +104,7 @@ Value conv_module(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& 
   return add(b, h, x, fmt::format("Add_{}_Conv", i));
 }
 
-Value encoder(GraphBuilder& b, const EncoderSpec& s) {
-  const Scope enc("encoder");
+Value encoder(GraphBuilder& b, const EncoderSpec& s, const Scope& enc) {
   auto x = b.input({kDefaultFrames, s.input}, "audio_features", "input_features");
   x = dense(b, x, "Input_Linear", enc / "input_linear", s.input, s.hidden, true);
   for (std::int64_t i = 0; i < s.layers; ++i) {
@@ -134,7 +134,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                                                   "Granite Speech");
   const std::int64_t text_hidden = multimodal::token_width(in, text, lm);
   const EncoderSpec s = read_encoder(encoder_config);
-  auto x = encoder(b, s);
+  auto x = encoder(b, s, Scope("encoder"));
 
   const std::int64_t window = c.dim({"window_size"}, 15);
   const std::int64_t rate = c.dim({"downsample_rate"}, 5);
@@ -143,7 +143,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t width = projector_config.dim({"encoder_hidden_size"}, 1408);
   const std::int64_t blocks = (x.shape.front() + window - 1) / window;
   auto query = b.node(NodeType::Embedding, "Projector_Query", {queries, qformer_hidden}, {});
-  b.parameter(query, "projector.query", {1, queries, qformer_hidden});
+  b.parameter(query, "projector.query", {1, queries, qformer_hidden}, graph::TensorRole::Other);
   Value features;
   {
     graph::Nested nest(b, {.module = "", .label = "QFormer_", .first_block = b.next_block()});
@@ -161,6 +161,14 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+
+namespace granite_speech {
+
+Value ctc_encoder(GraphBuilder& b, const Config& encoder_config) {
+  return encoder(b, read_encoder(encoder_config), Scope());
+}
+
+}  // namespace granite_speech
 
 const Family& granite_speech_family() {
   static const Family family{"granite_speech", "models/granite_speech/modeling_granite_speech.py",

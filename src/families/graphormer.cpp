@@ -39,21 +39,21 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   auto ids = b.input({nodes}, "tokens", "input_nodes");
   const Scope feature = encoder / "graph_node_feature";
   auto x = b.node(graph::NodeType::Embedding, "Graph_Node_Feature", {nodes + 1, hidden}, {ids}, feature);
-  b.parameter(x, (feature / "atom_encoder")("weight"), {c.dim({"num_atoms"}, 512 * 9) + 1, hidden});
-  b.parameter(x, (feature / "in_degree_encoder")("weight"), {c.dim({"num_in_degree"}, 512), hidden});
-  b.parameter(x, (feature / "out_degree_encoder")("weight"), {c.dim({"num_out_degree"}, 512), hidden});
-  b.parameter(x, (feature / "graph_token")("weight"), {1, hidden});
+  b.parameter(x, (feature / "atom_encoder")("weight"), {c.dim({"num_atoms"}, 512 * 9) + 1, hidden}, graph::TensorRole::Embedding);
+  b.parameter(x, (feature / "in_degree_encoder")("weight"), {c.dim({"num_in_degree"}, 512), hidden}, graph::TensorRole::Embedding);
+  b.parameter(x, (feature / "out_degree_encoder")("weight"), {c.dim({"num_out_degree"}, 512), hidden}, graph::TensorRole::Embedding);
+  b.parameter(x, (feature / "graph_token")("weight"), {1, hidden}, graph::TensorRole::Embedding);
 
   // The score bias every layer adds: lookups per (query, key) pair, as T5's relative bias.
   const Scope bias_module = encoder / "graph_attn_bias";
   auto graph_bias = b.node(graph::NodeType::RelativePositionBias, "Graph_Attention_Bias", {heads, nodes + 1, nodes + 1},
                            {ids}, bias_module);
-  b.parameter(graph_bias, (bias_module / "edge_encoder")("weight"), {c.dim({"num_edges"}, 512 * 3) + 1, heads});
+  b.parameter(graph_bias, (bias_module / "edge_encoder")("weight"), {c.dim({"num_edges"}, 512 * 3) + 1, heads}, graph::TensorRole::Embedding);
   if (c.text({"edge_type"}, "multi_hop") == "multi_hop")
     b.parameter(graph_bias, (bias_module / "edge_dis_encoder")("weight"),
-                {c.dim({"num_edge_dis"}, 128) * heads * heads, 1});
-  b.parameter(graph_bias, (bias_module / "spatial_pos_encoder")("weight"), {c.dim({"num_spatial"}, 512), heads});
-  b.parameter(graph_bias, (bias_module / "graph_token_virtual_distance")("weight"), {1, heads});
+                {c.dim({"num_edge_dis"}, 128) * heads * heads, 1}, graph::TensorRole::Embedding);
+  b.parameter(graph_bias, (bias_module / "spatial_pos_encoder")("weight"), {c.dim({"num_spatial"}, 512), heads}, graph::TensorRole::Embedding);
+  b.parameter(graph_bias, (bias_module / "graph_token_virtual_distance")("weight"), {1, heads}, graph::TensorRole::Embedding);
 
   // q_noise > 0 adds a bias-free Linear the embeddings pass through.
   if (c.number({"q_noise"}, 0.0) > 0)
@@ -85,8 +85,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   b.set_block(-1);
   // GraphormerGraphEncoder builds final_layer_norm with pre_layernorm but its forward never applies it.
   if (pre_norm) {
-    b.parameter(x, (encoder / "final_layer_norm")("weight"), {hidden});
-    b.parameter(x, (encoder / "final_layer_norm")("bias"), {hidden});
+    b.parameter(x, (encoder / "final_layer_norm")("weight"), {hidden}, graph::TensorRole::Norm);
+    b.parameter(x, (encoder / "final_layer_norm")("bias"), {hidden}, graph::TensorRole::Bias);
   }
   x = dense(b, x, "LM_Head_Transform", model / "lm_head_transform_weight", hidden, hidden, true, activation);
   x = norm(b, x, "LM_Head_LayerNorm", {model / "layer_norm"});
@@ -94,7 +94,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Scope head("classifier");
   auto logits = classifier(b, Value{x.node, {hidden}}, "Classifier", head / "classifier", hidden,
                            c.dim({"num_classes"}, 1), false);
-  b.parameter(logits, head("lm_output_learned_bias"), {1});
+  b.parameter(logits, head("lm_output_learned_bias"), {1}, graph::TensorRole::Bias);
   return logits;
 }
 

@@ -42,8 +42,8 @@ Value conv_layer(GraphBuilder& b, const Value& x, const std::string& name, const
              : batch_norm(b, h, name + "_BatchNorm", module / "normalization", l.activation);
   if (affine && !l.activation.empty()) {
     h = b.node(NodeType::LayerScale, name + "_Affine", h.shape, {h}, module / "lab");
-    b.parameter(h, (module / "lab")("scale"), {1});
-    b.parameter(h, (module / "lab")("bias"), {1});
+    b.parameter(h, (module / "lab")("scale"), {1}, graph::TensorRole::Other);
+    b.parameter(h, (module / "lab")("bias"), {1}, graph::TensorRole::Bias);
   }
   return h;
 }

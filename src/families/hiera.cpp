@@ -86,7 +86,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t configured_tokens = (image_cfg.h / stride.h) * (image_cfg.w / stride.w);
   std::int64_t tokens = map.shape[1] * map.shape[2];
   Value x = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", {tokens, embed}, {map}, emb);
-  b.parameter(x, emb("position_embeddings"), {1, configured_tokens, embed});
+  b.parameter(x, emb("position_embeddings"), {1, configured_tokens, embed}, graph::TensorRole::Embedding);
   if (tokens != configured_tokens)
     b.fail(x, fmt::format("the position table holds {} tokens for image_size {}x{}; a {}x{} image gives {} unless "
                           "forward() is called with interpolate_pos_encoding=True",

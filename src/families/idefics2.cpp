@@ -64,7 +64,7 @@ Value modality_projection(GraphBuilder& b, const Value& x, const Scope& module, 
 // Idefics2PerceiverResampler over `context` ([patches, hidden]): returns [latents, hidden].
 Value perceiver_resampler(GraphBuilder& b, const Value& context, const Scope& root, const Perceiver& p) {
   auto latents = b.node(graph::NodeType::Embedding, "Perceiver_Latents", {p.latents, p.hidden}, {});
-  b.parameter(latents, root("latents"), {p.latents, p.hidden});
+  b.parameter(latents, root("latents"), {p.latents, p.hidden}, graph::TensorRole::Other);
   const std::int64_t context_len = context.shape.size() >= 2 ? context.shape[context.shape.size() - 2] : 1;
   Value x = latents;
   for (std::int64_t i = 0; i < p.depth; ++i) {

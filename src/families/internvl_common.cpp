@@ -36,8 +36,8 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c) {
   t.grid_w = g.input.w / g.patch.w;
   auto x = vit::pixel_stem(b, g, emb / "patch_embeddings" / "projection", hidden, 1);
   t.input = Value{b.at(x).inputs.front(), b.graph().nodes[static_cast<std::size_t>(b.at(x).inputs.front())].out};
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
-  if (c.flag({"use_mask_token"}, false)) b.parameter(x, emb("mask_token"), {1, 1, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
+  if (c.flag({"use_mask_token"}, false)) b.parameter(x, emb("mask_token"), {1, 1, hidden}, graph::TensorRole::Other);
   // Another image size resizes the grid's positions bicubically: any size runs.
   if (c.flag({"use_absolute_position_embeddings"}, true)) {
     x = vit::position_table(b, x, emb, g.configured_patches() + 1, x.shape);
@@ -62,8 +62,8 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c) {
                    .v = attn / "v_proj", .o = attn / "projection_layer", .qkv_bias = attention_bias,
                    .dropout = attention_dropout, .output_dropout = projection_dropout});
     if (qk_norm) {
-      b.parameter(h, (attn / "q_norm")("weight"), {hidden});
-      b.parameter(h, (attn / "k_norm")("weight"), {hidden});
+      b.parameter(h, (attn / "q_norm")("weight"), {hidden}, graph::TensorRole::Norm);
+      b.parameter(h, (attn / "k_norm")("weight"), {hidden}, graph::TensorRole::Norm);
     }
     h = layer_scale(b, h, names.scale(1), l("lambda_1"));
     x = add(b, h, x, names.add(1));

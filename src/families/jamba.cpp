@@ -54,9 +54,9 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
     MambaMixerSpec m = mixer;
     m.module = layer / "mamba";
     auto h = mamba_mixer(gb, x, fmt::format("Mixer_{}", i), m);
-    gb.parameter(h, (m.module / "dt_layernorm")("weight"), {m.time_step_rank});
-    gb.parameter(h, (m.module / "b_layernorm")("weight"), {m.state});
-    gb.parameter(h, (m.module / "c_layernorm")("weight"), {m.state});
+    gb.parameter(h, (m.module / "dt_layernorm")("weight"), {m.time_step_rank}, graph::TensorRole::Norm);
+    gb.parameter(h, (m.module / "b_layernorm")("weight"), {m.state}, graph::TensorRole::Norm);
+    gb.parameter(h, (m.module / "c_layernorm")("weight"), {m.state}, graph::TensorRole::Norm);
     return h;
   };
 

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "families/janus_common.hpp"
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
@@ -28,50 +29,6 @@ namespace {
 
 using namespace blocks;
 using graph::NodeType;
-
-Value vision_model(const BuildInput& in, GraphBuilder& b, const Config& c) {
-  const std::int64_t hidden = c.dim({"hidden_size"}, 1024);
-  const std::int64_t layers = c.dim({"num_hidden_layers"}, 24);
-  const std::int64_t heads = c.dim({"num_attention_heads"}, 16);
-  const std::int64_t channels = c.dim({"num_channels"}, 3);
-  const std::int64_t configured = c.dim({"image_size"}, 384);
-  const std::int64_t patch = c.dim({"patch_size"}, 16);
-  const auto intermediate = static_cast<std::int64_t>(static_cast<double>(hidden) * c.number({"mlp_ratio"}, 4.0));
-  const bool qkv_bias = c.flag({"attention_bias"}, true);
-  const bool qk_norm = c.flag({"use_qk_norm"}, false);
-  const std::string activation = c.text({"hidden_act"}, "gelu");
-
-  const std::int64_t image = in.image_size(configured);
-  auto x = b.input({channels, image, image}, "pixels");
-  const Scope emb("embeddings");
-  x = patch_embed(b, x, "Patch_Embed", {.projection = emb / "patch_embedding", .channels = channels, .dim = hidden,
-                                        .patch = patch});
-  x = learned_positions(b, x, "Learned_Pos_Embed", emb / "position_embedding",
-                        (configured / patch) * (configured / patch), hidden);
-  for (std::int64_t i = 0; i < layers; ++i) {
-    b.set_block(static_cast<int>(i));
-    const Scope l = Scope("encoder") / "layers" / i;
-    const Scope attn = l / "self_attn";
-    const BlockNames names{i};
-    auto h = norm(b, x, names.norm(1, NormKind::LayerNorm), {l / "layer_norm1"});
-    h = attention(b, h, names.attention(),
-                  {.hidden = hidden, .heads = heads, .module = attn, .q = attn / "q_proj", .k = attn / "k_proj",
-                   .v = attn / "v_proj", .o = attn / "projection_layer", .qkv_bias = qkv_bias, .o_bias = true});
-    if (qk_norm)
-      for (const char* n : {"q_norm", "k_norm"}) {
-        b.parameter(h, (attn / n)("weight"), {hidden});
-        b.parameter(h, (attn / n)("bias"), {hidden});
-      }
-    x = add(b, h, x, names.add(1));
-    h = norm(b, x, names.norm(2, NormKind::LayerNorm), {l / "layer_norm2"});
-    h = feed_forward(b, h, names.ffn(),
-                     {.hidden = hidden, .intermediate = intermediate, .activation = activation, .module = l / "mlp",
-                      .up = l / "mlp" / "fc1", .down = l / "mlp" / "fc2"});
-    x = add(b, h, x, names.add(2));
-  }
-  b.set_block(-1);
-  return norm(b, x, "Post_LayerNorm", {Scope("post_layernorm")});
-}
 
 // Linear layers fc1 (in -> width) and hidden_layers.0 .. depth - 2 (width -> width), GELU between.
 Value aligner_mlp(GraphBuilder& b, const Value& x, const std::string& label, const Scope& module, std::int64_t in,
@@ -128,15 +85,15 @@ class Stored {
  public:
   Stored(GraphBuilder& b, const Value& owner) : b_(b), owner_(owner) {}
   void conv(const Scope& m, std::int64_t in, std::int64_t out, std::int64_t k) {
-    b_.parameter(owner_, m("weight"), {out, in, k, k});
-    b_.parameter(owner_, m("bias"), {out});
+    b_.parameter(owner_, m("weight"), {out, in, k, k}, graph::TensorRole::Conv);
+    b_.parameter(owner_, m("bias"), {out}, graph::TensorRole::Bias);
   }
   void norm(const Scope& m, std::int64_t channels) {
-    b_.parameter(owner_, m("weight"), {channels});
-    b_.parameter(owner_, m("bias"), {channels});
+    b_.parameter(owner_, m("weight"), {channels}, graph::TensorRole::Norm);
+    b_.parameter(owner_, m("bias"), {channels}, graph::TensorRole::Bias);
   }
   void linear(const Scope& m, std::int64_t in, std::int64_t out) { linear_tensors(b_, owner_, m, in, out, true); }
-  void table(const Scope& m, std::int64_t rows, std::int64_t width) { b_.parameter(owner_, m("weight"), {rows, width}); }
+  void table(const Scope& m, std::int64_t rows, std::int64_t width) { b_.parameter(owner_, m("weight"), {rows, width}, graph::TensorRole::Linear); }
   // JanusVQVAEResnetBlock: GroupNorm, 3x3 conv, GroupNorm, 3x3 conv; a 1x1 nin_shortcut when the width changes.
   void resnet(const Scope& m, std::int64_t in, std::int64_t out) {
     norm(m / "norm1", in);
@@ -220,7 +177,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   {
     graph::Nested nest(b, {.module = (model / "vision_model").path(), .label = "Vision_", .first_block = 0});
     const BuildInput sub{vision, in.class_name, Head::Base, std::nullopt, in.requested_image_size};
-    features = vision_model(sub, b, vision);
+    features = janus::vision_model(sub, b, vision);
   }
   features = aligner_mlp(b, features, "Aligner", model / "aligner", vision_hidden, projection, depth,
                          vision.text({"hidden_act"}, "gelu"));

@@ -45,10 +45,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                                                  .dropout = dropout, .rotary = true};
     // Matmul order for the activation model: the readers of the input first, the output projection last.
     blocks::linear_tensors(gb, out, moa / "router" / "layer", s.hidden, experts, false);
-    gb.parameter(out, (moa / "input_linear")("weight"), {experts, kv_width, s.hidden});
+    gb.parameter(out, (moa / "input_linear")("weight"), {experts, kv_width, s.hidden}, graph::TensorRole::Stacked);
     blocks::linear_tensors(gb, out, attn / "kv_proj", s.hidden, 2 * kv_width, false);
-    gb.parameter(out, (moa / "output_linear")("weight"), {experts, s.hidden, kv_width});
-    gb.parameter(out, moa("bias"), {s.hidden});
+    gb.parameter(out, (moa / "output_linear")("weight"), {experts, s.hidden, kv_width}, graph::TensorRole::Stacked);
+    gb.parameter(out, moa("bias"), {s.hidden}, graph::TensorRole::Bias);
     const auto& owned = gb.at(out).tensors;
     gb.at(out).moe = graph::MoEAttrs{.experts = experts, .top_k = top_k, .intermediate = kv_width,
                                      .activation = "", .gated = false, .expert_inputs = 1, .routed_matmuls = 2,
@@ -72,7 +72,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const auto hidden = s.hidden;
   s.mlp_override = [hook, hidden](graph::GraphBuilder& gb, const Value& x, std::int64_t i, const graph::Scope& layer) {
     auto out = hook(gb, x, i, layer);
-    gb.parameter(out, (layer / "mlp")("bias"), {hidden});  // added to the experts' combined output
+    gb.parameter(out, (layer / "mlp")("bias"), {hidden}, graph::TensorRole::Bias);  // added to the experts' combined output
     return out;
   };
   return decoder::build_decoder(in, b, s);

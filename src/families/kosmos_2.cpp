@@ -57,8 +57,8 @@ decoder::DecoderSpec text_spec(const Config& c, const TextDefaults& d) {
     gb.at(h).attention->sdpa = sdpa;
     if (sub_norm) {
       // The sub-LayerNorm over the heads' concatenated outputs, before out_proj.
-      gb.parameter(h, (attn / "inner_attn_ln")("weight"), {hidden});
-      gb.parameter(h, (attn / "inner_attn_ln")("bias"), {hidden});
+      gb.parameter(h, (attn / "inner_attn_ln")("weight"), {hidden}, graph::TensorRole::Norm);
+      gb.parameter(h, (attn / "inner_attn_ln")("bias"), {hidden}, graph::TensorRole::Bias);
     }
     return h;
   };
@@ -72,8 +72,8 @@ decoder::DecoderSpec text_spec(const Config& c, const TextDefaults& d) {
                            .up = ffn / "fc1", .down = ffn / "fc2", .output_dropout = residual,
                            .inner_dropout = activation_dropout});
     // The sub-LayerNorm over the activated intermediate, before fc2.
-    gb.parameter(h, (ffn / "ffn_layernorm")("weight"), {width});
-    gb.parameter(h, (ffn / "ffn_layernorm")("bias"), {width});
+    gb.parameter(h, (ffn / "ffn_layernorm")("weight"), {width}, graph::TensorRole::Norm);
+    gb.parameter(h, (ffn / "ffn_layernorm")("bias"), {width}, graph::TensorRole::Bias);
     return h;
   };
   return s;
@@ -87,7 +87,7 @@ Value image_to_text(GraphBuilder& b, const Value& image, const Config& c, const 
   const std::int64_t patches = image.shape[image.shape.size() - 2];
   auto projected = dense(b, image, "Projection_Dense", root / "dense", image.shape.back(), width, true);
   auto queries = b.node(graph::NodeType::Embedding, "Latent_Query", {latents, width}, {});
-  b.parameter(queries, root("latent_query"), {latents, width});
+  b.parameter(queries, root("latent_query"), {latents, width}, graph::TensorRole::Other);
   // Keys and values read the projected patches followed by the latent queries.
   const Value memory{projected.node, {patches + latents, width}};
   const Scope attn = root / "x_attn";

@@ -53,7 +53,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Value out = kosmos2::text_model(in, b, text_config, spec);
   // segment_emb is looked up at the prompt's positions (1 where an image feature goes) and added with them.
   if (const graph::Node* embed = multimodal::prompt_embedding(b.graph()))
-    b.parameter(Value{embed->index, embed->out}, "text_model.model.segment_emb.weight", {2, spec.hidden});
+    b.parameter(Value{embed->index, embed->out}, "text_model.model.segment_emb.weight", {2, spec.hidden}, graph::TensorRole::Embedding);
   multimodal::scatter_image_features(b, features);
   return out;
 }

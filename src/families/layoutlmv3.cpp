@@ -24,10 +24,10 @@ Value box_positions(const BuildInput& in, GraphBuilder& b, const Value& x, const
   const std::int64_t coordinate = c.dim({"coordinate_size"}, 128);
   const std::int64_t shape = c.dim({"shape_size"}, 128);
   auto out = b.node(NodeType::Embedding, "Box_Embedding", x.shape, {x}, emb);
-  b.parameter(out, (emb / "x_position_embeddings")("weight"), {rows, coordinate});
-  b.parameter(out, (emb / "y_position_embeddings")("weight"), {rows, coordinate});
-  b.parameter(out, (emb / "h_position_embeddings")("weight"), {rows, shape});
-  b.parameter(out, (emb / "w_position_embeddings")("weight"), {rows, shape});
+  b.parameter(out, (emb / "x_position_embeddings")("weight"), {rows, coordinate}, graph::TensorRole::Embedding);
+  b.parameter(out, (emb / "y_position_embeddings")("weight"), {rows, coordinate}, graph::TensorRole::Embedding);
+  b.parameter(out, (emb / "h_position_embeddings")("weight"), {rows, shape}, graph::TensorRole::Embedding);
+  b.parameter(out, (emb / "w_position_embeddings")("weight"), {rows, shape}, graph::TensorRole::Embedding);
   const std::int64_t width = 4 * coordinate + 2 * shape;
   if (width != x.shape.back())
     b.fail(out, fmt::format("the box lookups concatenate to 4 x coordinate_size + 2 x shape_size = {}, which cannot "
@@ -50,12 +50,12 @@ Value image_tokens_and_biases(const BuildInput& in, GraphBuilder& b, const Value
     g.input = g.configured;
     if (in.requested_image_size) g.input = {*in.requested_image_size, *in.requested_image_size, false};
     auto patches = vit::pixel_stem(b, g, root / "patch_embed" / "proj", hidden, 1);
-    b.parameter(patches, root("cls_token"), {1, 1, hidden});
+    b.parameter(patches, root("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
     // pos_embed is sized for a square grid of input_size / patch_size and added without interpolation.
     const std::int64_t side = g.configured.h / g.patch.h;
     const std::int64_t rows = side * side + 1;
     auto pos = b.node(NodeType::LearnedPosEmbed, "Image_Position_Embedding", patches.shape, {patches}, root);
-    b.parameter(pos, root("pos_embed"), {1, rows, hidden});
+    b.parameter(pos, root("pos_embed"), {1, rows, hidden}, graph::TensorRole::Embedding);
     if (patches.shape.front() != rows)
       b.fail(pos, fmt::format("a {}x{} image gives {} image tokens, but pos_embed holds {} (input_size {} with patch "
                               "{}) and is added without interpolation",
@@ -74,7 +74,7 @@ Value image_tokens_and_biases(const BuildInput& in, GraphBuilder& b, const Value
   if (relative) {
     auto bias = b.node(NodeType::RelativePositionBias, "Relative_Position_Bias", {heads, seq, seq}, {x},
                        encoder / "rel_pos_bias");
-    b.parameter(bias, (encoder / "rel_pos_bias")("weight"), {heads, c.dim({"rel_pos_bins"}, 32)});
+    b.parameter(bias, (encoder / "rel_pos_bias")("weight"), {heads, c.dim({"rel_pos_bins"}, 32)}, graph::TensorRole::Linear);
     b.freeze(bias);
   }
   if (relative || spatial)
@@ -83,8 +83,8 @@ Value image_tokens_and_biases(const BuildInput& in, GraphBuilder& b, const Value
   if (spatial) {
     const std::int64_t bins = c.dim({"rel_2d_pos_bins"}, 64);
     auto bias = b.node(NodeType::RelativePositionBias, "Spatial_Position_Bias", {heads, seq, seq}, {x}, encoder);
-    b.parameter(bias, (encoder / "rel_pos_x_bias")("weight"), {heads, bins});
-    b.parameter(bias, (encoder / "rel_pos_y_bias")("weight"), {heads, bins});
+    b.parameter(bias, (encoder / "rel_pos_x_bias")("weight"), {heads, bins}, graph::TensorRole::Linear);
+    b.parameter(bias, (encoder / "rel_pos_y_bias")("weight"), {heads, bins}, graph::TensorRole::Linear);
     b.freeze(bias);
     if (!relative) b.note("has_spatial_attention_bias without has_relative_attention_bias: the 2-D bias is computed "
                           "but the reference adds it to no score");

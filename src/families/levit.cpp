@@ -28,8 +28,8 @@ Value token_batch_norm(GraphBuilder& b, const Value& x, const std::string& name,
   auto out = b.node(NodeType::BatchNorm, name, x.shape, {x}, module);
   b.at(out).activation = activation;
   const std::int64_t features = x.shape.empty() ? 0 : x.shape.back();
-  b.parameter(out, module("weight"), {features});
-  b.parameter(out, module("bias"), {features});
+  b.parameter(out, module("weight"), {features}, graph::TensorRole::Norm);
+  b.parameter(out, module("bias"), {features}, graph::TensorRole::Bias);
   b.buffer(out, module("running_mean"), {features}, b.param_dtype());
   b.buffer(out, module("running_var"), {features}, b.param_dtype());
   b.buffer(out, module("num_batches_tracked"), {}, DType::I64);
@@ -51,7 +51,7 @@ Value attention_core(GraphBuilder& b, const Value& qkv, const std::string& name,
   b.at(out).attention = graph::AttentionAttrs{heads, heads, key_dim, queries, keys};
   b.at(out).attention->sdpa = false;
   b.at(out).activation = "hardswish";
-  b.parameter(out, module("attention_biases"), {heads, bias_points});
+  b.parameter(out, module("attention_biases"), {heads, bias_points}, graph::TensorRole::Other);
   return out;
 }
 

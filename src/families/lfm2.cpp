@@ -55,8 +55,8 @@ graph::Value lfm2::short_conv(graph::GraphBuilder& b, const graph::Value& x, std
   // The reference pads kernel - 1 frames on both sides and keeps the first seq outputs: causal, same length.
   auto conv = b.node(graph::NodeType::Conv1d, fmt::format("ShortConv_{}", i), {seq, hidden}, {bcx}, module / "conv");
   b.at(conv).conv = graph::ConvAttrs{hidden, hidden, kernel, 1, kernel - 1, hidden, seq, seq, true};
-  b.parameter(conv, (module / "conv")("weight"), {hidden, 1, kernel});
-  if (bias) b.parameter(conv, (module / "conv")("bias"), {hidden});
+  b.parameter(conv, (module / "conv")("weight"), {hidden, 1, kernel}, graph::TensorRole::Conv);
+  if (bias) b.parameter(conv, (module / "conv")("bias"), {hidden}, graph::TensorRole::Bias);
   if (kernel < 1) b.fail(conv, fmt::format("conv_L_cache {} leaves the convolution no kernel", kernel));
   return blocks::dense(b, conv, fmt::format("ShortConv_Out_{}", i), module / "out_proj", hidden, hidden, bias);
 }

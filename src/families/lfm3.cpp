@@ -55,7 +55,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                             .qkv_bias = bias, .o_bias = bias, .require_divisible = false,
                             .dropout = s.attention_dropout, .rotary = true, .softmax_fp32 = true};
     auto h = blocks::attention(gb, x, blocks::BlockNames{i}.attention(), a);
-    for (const char* norm : {"q_norm", "k_norm"}) gb.parameter(h, (attn / norm)("weight"), {s.head_dim});
+    for (const char* norm : {"q_norm", "k_norm"}) gb.parameter(h, (attn / norm)("weight"), {s.head_dim}, graph::TensorRole::Norm);
     // One gate per head (not per channel): the projection's weight, applied inside the attention node.
     if (gate) blocks::linear_tensors(gb, h, attn / "gate_proj", s.hidden, s.heads, false);
     return h;

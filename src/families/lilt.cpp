@@ -35,7 +35,7 @@ Value layout_embeddings(const BuildInput& in, GraphBuilder& b, const Value& ids,
   auto boxes = b.node(NodeType::Embedding, "Box_Embedding", {ids.shape.front(), 6 * part}, {ids}, emb);
   for (const char* table : {"x_position_embeddings", "y_position_embeddings", "h_position_embeddings",
                             "w_position_embeddings"})
-    b.parameter(boxes, (emb / table)("weight"), {rows, part});
+    b.parameter(boxes, (emb / table)("weight"), {rows, part}, graph::TensorRole::Linear);
   // box_linear_embeddings reads hidden_size features: six hidden_size / 6 lookups must fill them exactly.
   auto x = dense(b, boxes, "Box_Projection", emb / "box_linear_embeddings", w.hidden, w.layout(), true);
   x = learned_positions(b, x, "Box_Position_Embedding", emb / "box_position_embeddings",
@@ -118,7 +118,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     b.at(text_attention).attention->sdpa = false;
     add_score_bias(b, text_attention, layout_attention);
     if (relative)
-      b.parameter(text_attention, self("distance_embedding.weight"), {2 * max_positions - 1, w.hidden / w.heads});
+      b.parameter(text_attention, self("distance_embedding.weight"), {2 * max_positions - 1, w.hidden / w.heads}, graph::TensorRole::Embedding);
     x = residual_norm(b, text_attention, x, attn / "output", n, 1, "");
     lay = residual_norm(b, layout_attention, lay, attn / "layout_output", n, 1, "Layout_");
 

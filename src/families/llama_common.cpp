@@ -20,8 +20,8 @@ void qk_norms(GraphBuilder& b, const Value& attn, const Scope& module, const Dec
     for (const auto& [name, count] : {std::pair{s.names.q_norm, s.heads}, std::pair{s.names.k_norm, s.kv_heads}})
       for (std::int64_t h = 0; h < count; ++h) {
         const Scope one = module / name / "norms" / h;
-        b.parameter(attn, one("weight"), {s.head_dim});
-        if (s.qk_norm_bias) b.parameter(attn, one("bias"), {s.head_dim});
+        b.parameter(attn, one("weight"), {s.head_dim}, graph::TensorRole::Norm);
+        if (s.qk_norm_bias) b.parameter(attn, one("bias"), {s.head_dim}, graph::TensorRole::Bias);
       }
     return;
   }
@@ -34,8 +34,8 @@ void qk_norms(GraphBuilder& b, const Value& attn, const Scope& module, const Dec
     k_shape = {s.kv_heads, s.head_dim};
   }
   for (const auto& [name, shape] : {std::pair{s.names.q_norm, q_shape}, std::pair{s.names.k_norm, k_shape}}) {
-    b.parameter(attn, (module / name)("weight"), shape);
-    if (s.qk_norm_bias) b.parameter(attn, (module / name)("bias"), shape);
+    b.parameter(attn, (module / name)("weight"), shape, graph::TensorRole::Norm);
+    if (s.qk_norm_bias) b.parameter(attn, (module / name)("bias"), shape, graph::TensorRole::Bias);
   }
 }
 
@@ -67,9 +67,9 @@ Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scop
   a.o = attn / n.o;
   auto h = attention(b, x, BlockNames{i}.attention(), a);
   if (s.qk_norm != QkNorm::None) qk_norms(b, h, attn, s);
-  if (!s.attn_sub_norm.empty()) b.parameter(h, (attn / s.attn_sub_norm)("weight"), {s.hidden});
-  for (const auto& name : s.head_vectors) b.parameter(h, attn(name), {s.head_dim});
-  for (const auto& name : s.head_scalars) b.parameter(h, attn(name), {s.heads});
+  if (!s.attn_sub_norm.empty()) b.parameter(h, (attn / s.attn_sub_norm)("weight"), {s.hidden}, graph::TensorRole::Norm);
+  for (const auto& name : s.head_vectors) b.parameter(h, attn(name), {s.head_dim}, graph::TensorRole::Other);
+  for (const auto& name : s.head_scalars) b.parameter(h, attn(name), {s.heads}, graph::TensorRole::Other);
   if (s.eager_only) b.at(h).attention->sdpa = false;
   if (s.require_divisible && s.hidden % s.heads != 0)
     b.fail(h, fmt::format("hidden size {} not divisible by {} heads", s.hidden, s.heads));
@@ -87,7 +87,7 @@ Value mlp(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l, const
   if (s.gated && n.gate_up.empty()) f.gate = m / n.gate;
   if (s.gated && !n.gate_up.empty()) f.gate_up = m / n.gate_up;
   auto h = feed_forward(b, x, BlockNames{i}.ffn(), f);
-  if (!s.ffn_sub_norm.empty()) b.parameter(h, (m / s.ffn_sub_norm)("weight"), {s.intermediate});
+  if (!s.ffn_sub_norm.empty()) b.parameter(h, (m / s.ffn_sub_norm)("weight"), {s.intermediate}, graph::TensorRole::Norm);
   return h;
 }
 
@@ -204,7 +204,7 @@ Value build_decoder(const BuildInput& in, GraphBuilder& b, const DecoderSpec& s)
   const std::string embedding = (root / n.embed)("weight");
   if (in.head == Head::CausalLM && s.lm_head_is_embedding) {
     auto logits = b.node(NodeType::LMHead, "LM_Head", {seq, s.vocab}, {x});
-    b.tied(logits, embedding, {s.vocab, s.hidden}, embedding);
+    b.tied(logits, embedding, {s.vocab, s.hidden}, embedding, graph::TensorRole::Linear);
     return logits;
   }
   return decoder_heads(b, x, in,

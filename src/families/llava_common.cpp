@@ -286,7 +286,7 @@ Value build_anyres(const BuildInput& in, GraphBuilder& b, const AnyresModel& m) 
     // interpolation and a concatenation: a learned embedding placed at fixed positions, which keeps nothing
     // for backward.
     auto packed = b.node(NodeType::LearnedPosEmbed, "Image_Newline", {a.tokens, text_hidden}, {x});
-    b.parameter(packed, top("image_newline"), {text_hidden});
+    b.parameter(packed, top("image_newline"), {text_hidden}, graph::TensorRole::Other);
     const std::int64_t per_crop = x.shape.size() >= 2 ? x.shape[x.shape.size() - 2] : 0;
     if (!a.problem.empty())
       b.fail(packed, a.problem);

@@ -22,12 +22,12 @@ Value entity_tables(const BuildInput& in, GraphBuilder& b, const Value& x, const
   const std::string& path = emb.path();  // "<root>.embeddings" or "embeddings"
   const Scope entity = path.size() > 11 ? Scope(path.substr(0, path.size() - 11)) / "entity_embeddings"
                                         : Scope("entity_embeddings");
-  b.parameter(x, (entity / "entity_embeddings")("weight"), {c.dim({"entity_vocab_size"}, 500000), width});
-  if (width != hidden) b.parameter(x, (entity / "entity_embedding_dense")("weight"), {hidden, width});
-  b.parameter(x, (entity / "position_embeddings")("weight"), {c.dim({"max_position_embeddings"}, 512), hidden});
-  b.parameter(x, (entity / "token_type_embeddings")("weight"), {c.dim({"type_vocab_size"}, 2), hidden});
-  b.parameter(x, (entity / "LayerNorm")("weight"), {hidden});
-  b.parameter(x, (entity / "LayerNorm")("bias"), {hidden});
+  b.parameter(x, (entity / "entity_embeddings")("weight"), {c.dim({"entity_vocab_size"}, 500000), width}, graph::TensorRole::Embedding);
+  if (width != hidden) b.parameter(x, (entity / "entity_embedding_dense")("weight"), {hidden, width}, graph::TensorRole::Linear);
+  b.parameter(x, (entity / "position_embeddings")("weight"), {c.dim({"max_position_embeddings"}, 512), hidden}, graph::TensorRole::Embedding);
+  b.parameter(x, (entity / "token_type_embeddings")("weight"), {c.dim({"type_vocab_size"}, 2), hidden}, graph::TensorRole::Embedding);
+  b.parameter(x, (entity / "LayerNorm")("weight"), {hidden}, graph::TensorRole::Norm);
+  b.parameter(x, (entity / "LayerNorm")("bias"), {hidden}, graph::TensorRole::Bias);
   return x;
 }
 
@@ -62,12 +62,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     const std::int64_t entities = c.dim({"entity_vocab_size"}, 500000);
     const Scope head("entity_predictions");
     linear_tensors(b, t.x, head / "transform" / "dense", t.hidden, width, true);
-    b.parameter(t.x, (head / "transform" / "LayerNorm")("weight"), {width});
-    b.parameter(t.x, (head / "transform" / "LayerNorm")("bias"), {width});
+    b.parameter(t.x, (head / "transform" / "LayerNorm")("weight"), {width}, graph::TensorRole::Norm);
+    b.parameter(t.x, (head / "transform" / "LayerNorm")("bias"), {width}, graph::TensorRole::Bias);
     const std::string table = (t.root / "entity_embeddings" / "entity_embeddings")("weight");
     // LukeForMaskedLM.tie_weights ties the entity decoder whatever tie_word_embeddings says.
-    b.tied(t.x, (head / "decoder")("weight"), {entities, width}, table);
-    b.parameter(t.x, head("bias"), {entities});
+    b.tied(t.x, (head / "decoder")("weight"), {entities, width}, table, graph::TensorRole::Linear);
+    b.parameter(t.x, head("bias"), {entities}, graph::TensorRole::Bias);
   }
   if (in.head == Head::SequenceClassification) {
     // The classifier reads the pooled first token, BERT-style, under RoBERTa's other heads.

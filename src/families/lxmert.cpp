@@ -70,7 +70,7 @@ Value rerun_cross_attention(GraphBuilder& b, const Value& first, const Value& x,
   b.at(out).dropout = f.dropout;
   for (int t : f.tensors) {
     const auto spec = b.graph().tensors[static_cast<std::size_t>(t)];
-    b.tied(out, spec.name, spec.shape, spec.name);
+    b.tied(out, spec.name, spec.shape, spec.name, spec.role);
   }
   return out;
 }

@@ -30,9 +30,9 @@ Value xpath_embeddings(const BuildInput& in, GraphBuilder& b, const Value& x, co
   b.note(fmt::format("xpath_unitseq2_embeddings ({} parameters) is built but never called by forward(): it gets no "
                      "gradient or optimizer state, so it is counted with the frozen parameters",
                      depth * unit * hidden + hidden));
-  for (std::int64_t i = 0; i < depth; ++i) b.parameter(lookup, (xp / "xpath_tag_sub_embeddings" / i)("weight"), {tags, unit});
+  for (std::int64_t i = 0; i < depth; ++i) b.parameter(lookup, (xp / "xpath_tag_sub_embeddings" / i)("weight"), {tags, unit}, graph::TensorRole::Embedding);
   for (std::int64_t i = 0; i < depth; ++i)
-    b.parameter(lookup, (xp / "xpath_subs_sub_embeddings" / i)("weight"), {subscripts, unit});
+    b.parameter(lookup, (xp / "xpath_subs_sub_embeddings" / i)("weight"), {subscripts, unit}, graph::TensorRole::Embedding);
   // The reference fills absent xpath ids with tag_pad_id / subs_pad_id, which must be rows of the tables.
   const std::int64_t tag_pad = c.integer({"tag_pad_id"}, 216);
   const std::int64_t subs_pad = c.integer({"subs_pad_id"}, 1001);

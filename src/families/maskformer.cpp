@@ -102,7 +102,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Value memory{image.node, {image.shape[1] * image.shape[2], d_model}};
   auto query_pos = b.node(NodeType::Embedding, "Queries_Embedder", {queries, d_model}, {memory},
                           transformer / "queries_embedder");
-  b.parameter(query_pos, (transformer / "queries_embedder")("weight"), {queries, d_model});
+  b.parameter(query_pos, (transformer / "queries_embedder")("weight"), {queries, d_model}, graph::TensorRole::Embedding);
   auto x = detr::decoder(b, dc, query_pos, memory, transformer / "decoder");
   if (!instance) return x;
 

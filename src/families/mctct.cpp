@@ -63,8 +63,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t frames = in.requested_seq ? *in.requested_seq : positions * subsampling;
   auto x = b.input({frames, features}, "audio_features", "input_features");
   x = b.node(graph::NodeType::LayerScale, "Singleton_LayerNorm", x.shape, {x}, encoder / "layer_norm");
-  b.parameter(x, (encoder / "layer_norm")("singleton_weight"), {1});
-  b.parameter(x, (encoder / "layer_norm")("singleton_bias"), {1});
+  b.parameter(x, (encoder / "layer_norm")("singleton_weight"), {1}, graph::TensorRole::Norm);
+  b.parameter(x, (encoder / "layer_norm")("singleton_bias"), {1}, graph::TensorRole::Bias);
 
   std::int64_t padding = 0;
   for (auto k : kernels) padding += k / 2;
@@ -92,7 +92,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                         .o = attn / "output" / "dense", .qkv_bias = false, .o_bias = false,
                         .require_divisible = false, .dropout = attention_dropout, .output_dropout = hidden_dropout});
     b.at(a).attention->sdpa = false;
-    b.parameter(a, (attn / "self")("distance_embedding.weight"), {2 * positions - 1, head_dim});
+    b.parameter(a, (attn / "self")("distance_embedding.weight"), {2 * positions - 1, head_dim}, graph::TensorRole::Embedding);
     if (i == 0 && length > positions)
       b.fail(a, fmt::format("{} subsampled frames exceed max_position_embeddings {}: the distance table's "
                             "rotation covers no more",

@@ -62,10 +62,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   auto x = patch_embed(b, pixels, "Patch_Embed",
                        {.projection = emb / "proj", .channels = channels, .dim = hidden, .patch = patch,
                         .extra_tokens = 1});
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
   const std::int64_t patches = (image.h / patch) * (image.w / patch);
   x = b.node(NodeType::LearnedPosEmbed, "Position_Embedding", x.shape, {x}, emb);
-  b.parameter(x, emb("pos_embed"), {1, patches + (distilled ? 2 : 1), hidden});
+  b.parameter(x, emb("pos_embed"), {1, patches + (distilled ? 2 : 1), hidden}, graph::TensorRole::Embedding);
   b.at(x).dropout = dropout;
   if (distilled)
     b.fail(x, "distilled sizes pos_embed for a distillation token the embeddings never add: the sum fails");

@@ -82,13 +82,20 @@ Value quantizer_group(GraphBuilder& b, const Value& x, const std::string& label,
                 {.module = m / "output_proj", .in_channels = vq_dim, .out_channels = hidden, .bias = false});
 }
 
-}  // namespace
-
-namespace mimi {
-
-Value model(const BuildInput& in, GraphBuilder& b) {
-  const Config& c = in.config;
+// The codec's configuration, as far as its tensors and shapes depend on it (MimiConfig; MimiEncoderConfig and
+// MimiDecoderConfig repeat it).
+struct Codec {
   encodec::Seanet s;
+  TransformerSpec t;
+  std::int64_t rate = 0;
+  double seanet_rate = 0, frame_rate = 0;
+  bool resample = false;
+  std::int64_t ratio = 1;
+};
+
+Codec read_codec(const Config& c) {
+  Codec k;
+  encodec::Seanet& s = k.s;
   s.channels = c.dim({"audio_channels"}, 1);
   s.hidden = c.dim({"hidden_size"}, 512);
   s.filters = c.dim({"num_filters"}, 64);
@@ -104,13 +111,15 @@ Value model(const BuildInput& in, GraphBuilder& b) {
                                           : std::vector<std::int64_t>{8, 6, 5, 4};
   s.norm = encodec::ConvNorm::None;
   s.shortcut = c.flag({"use_conv_shortcut"}, false);
-  const std::int64_t rate = c.dim({"sampling_rate"}, 24000);
+  k.rate = c.dim({"sampling_rate"}, 24000);
   const std::int64_t hop = std::accumulate(s.ratios.begin(), s.ratios.end(), std::int64_t{1}, std::multiplies<>());
-  const double seanet_rate = std::ceil(static_cast<double>(rate) / static_cast<double>(hop));
+  k.seanet_rate = std::ceil(static_cast<double>(k.rate) / static_cast<double>(hop));
   // frame_rate: the config's, else the SEANet's halved by the stride-2 downsample.
-  const double frame_rate = c.number({"frame_rate"}, static_cast<double>(rate) / static_cast<double>(2 * hop));
+  k.frame_rate = c.number({"frame_rate"}, static_cast<double>(k.rate) / static_cast<double>(2 * hop));
+  k.resample = k.frame_rate != k.seanet_rate;
+  k.ratio = static_cast<std::int64_t>(k.seanet_rate / k.frame_rate);
 
-  TransformerSpec t;
+  TransformerSpec& t = k.t;
   t.hidden = s.hidden;
   t.layers = c.dim({"num_hidden_layers"}, t.layers);
   t.heads = c.dim({"num_attention_heads"}, t.heads);
@@ -121,15 +130,38 @@ Value model(const BuildInput& in, GraphBuilder& b) {
   t.activation = c.text({"hidden_act"}, t.activation);
   t.attention_dropout = c.number({"attention_dropout"}, 0.0);
   t.bias = c.flag({"attention_bias"}, false);
+  return k;
+}
 
-  const std::int64_t samples = in.requested_seq ? *in.requested_seq : rate;
-  auto wave = b.input({samples * s.channels}, "audio", "input_values");
-  auto x = encodec::seanet_encoder(b, Value{wave.node, {samples, s.channels}}, s, Scope("encoder") / "layers");
-  x = transformer(b, x, t, Scope("encoder_transformer"));
-  const bool resample = frame_rate != seanet_rate;
-  const std::int64_t ratio = static_cast<std::int64_t>(seanet_rate / frame_rate);
-  if (resample)
-    x = encodec::conv(b, x, "Downsample", Scope("downsample"), s, s.hidden, s.hidden, 2 * ratio, 2, false);
+// Waveform -> SEANet encoder -> encoder_transformer -> downsample; `in.requested_seq` sets the samples (default:
+// one second).
+Value encode(const BuildInput& in, GraphBuilder& b, const Codec& k) {
+  const std::int64_t samples = in.requested_seq ? *in.requested_seq : k.rate;
+  auto wave = b.input({samples * k.s.channels}, "audio", "input_values");
+  auto x = encodec::seanet_encoder(b, Value{wave.node, {samples, k.s.channels}}, k.s, Scope("encoder") / "layers");
+  x = transformer(b, x, k.t, Scope("encoder_transformer"));
+  if (k.resample)
+    x = encodec::conv(b, x, "Downsample", Scope("downsample"), k.s, k.s.hidden, k.s.hidden, 2 * k.ratio, 2, false);
+  return x;
+}
+
+// upsample -> decoder_transformer -> SEANet decoder: the quantized frames back to a waveform.
+Value decode(const Config& c, GraphBuilder& b, const Codec& k, Value x) {
+  if (k.resample)
+    x = encodec::conv_transpose(b, x, "Upsample", Scope("upsample"), k.s, k.s.hidden, k.s.hidden, 2 * k.ratio, 2,
+                                c.dim({"upsample_groups"}, 512), false);
+  x = transformer(b, x, k.t, Scope("decoder_transformer"));
+  return encodec::seanet_decoder(b, x, k.s, Scope("decoder") / "layers");
+}
+
+}  // namespace
+
+namespace mimi {
+
+Value model(const BuildInput& in, GraphBuilder& b) {
+  const Config& c = in.config;
+  const Codec k = read_codec(c);
+  auto x = encode(in, b, k);
 
   const std::int64_t quantizers = c.dim({"num_quantizers"}, 32);
   const std::int64_t semantic = c.integer({"num_semantic_quantizers"}, 1);
@@ -143,17 +175,25 @@ Value model(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t codebook_size = c.dim({"codebook_size"}, 2048);
   const std::int64_t codebook_dim = c.dim({"codebook_dim"}, 256);
   const Scope q("quantizer");
-  auto sem = quantizer_group(b, x, "Semantic_Quantizer", q / "semantic_residual_vector_quantizer", semantic, s.hidden,
-                             vq_dim, codebook_size, codebook_dim);
+  auto sem = quantizer_group(b, x, "Semantic_Quantizer", q / "semantic_residual_vector_quantizer", semantic,
+                             k.s.hidden, vq_dim, codebook_size, codebook_dim);
   auto aco = quantizer_group(b, x, "Acoustic_Quantizer", q / "acoustic_residual_vector_quantizer",
-                             quantizers - semantic, s.hidden, vq_dim, codebook_size, codebook_dim);
+                             quantizers - semantic, k.s.hidden, vq_dim, codebook_size, codebook_dim);
   x = add(b, aco, sem, "Quantized");
+  return decode(c, b, k, x);
+}
 
-  if (resample)
-    x = encodec::conv_transpose(b, x, "Upsample", Scope("upsample"), s, s.hidden, s.hidden, 2 * ratio, 2,
-                                c.dim({"upsample_groups"}, 512), false);
-  x = transformer(b, x, t, Scope("decoder_transformer"));
-  return encodec::seanet_decoder(b, x, s, Scope("decoder") / "layers");
+Value encoder_model(const BuildInput& in, GraphBuilder& b) {
+  return encode(in, b, read_codec(in.config));
+}
+
+Value decoder_model(const BuildInput& in, GraphBuilder& b) {
+  const Codec k = read_codec(in.config);
+  // One second of frames at frame_rate, else --seq frames.
+  const std::int64_t frames =
+      in.requested_seq ? *in.requested_seq : static_cast<std::int64_t>(std::ceil(k.frame_rate));
+  b.note(fmt::format("{} frames of {} latent channels decoded; --seq sets the frames", frames, k.s.hidden));
+  return decode(in.config, b, k, b.input({frames, k.s.hidden}, "embeddings"));
 }
 
 void nested_codec(GraphBuilder& b, const Config& codec_config, const std::string& module) {

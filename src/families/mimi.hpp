@@ -11,6 +11,14 @@ namespace neurarch::families::mimi {
 /// transformer -> SEANet decoder; `in.requested_seq` sets the samples (default: one second).
 graph::Value model(const BuildInput& in, graph::GraphBuilder& b);
 
+/// MimiEncoderModel: waveform -> SEANet encoder -> encoder_transformer -> downsample (the continuous latents);
+/// `in.requested_seq` sets the samples (default: one second).
+graph::Value encoder_model(const BuildInput& in, graph::GraphBuilder& b);
+
+/// MimiDecoderModel: latent frames -> upsample -> decoder_transformer -> SEANet decoder; `in.requested_seq` sets
+/// the frames (default: one second at frame_rate).
+graph::Value decoder_model(const BuildInput& in, graph::GraphBuilder& b);
+
 /// MimiModel built under `module` (e.g. "codec_model") as its own branch, its blocks after the ones built so far.
 void nested_codec(graph::GraphBuilder& b, const Config& codec_config, const std::string& module);
 

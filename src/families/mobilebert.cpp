@@ -38,8 +38,8 @@ struct MobileDims {
 Value mobile_norm(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, const MobileDims& d) {
   if (!d.no_norm) return norm(b, x, name, {module});
   auto out = b.node(NodeType::LayerScale, name, x.shape, {x}, module);
-  b.parameter(out, module("weight"), {x.shape.back()});
-  b.parameter(out, module("bias"), {x.shape.back()});
+  b.parameter(out, module("weight"), {x.shape.back()}, graph::TensorRole::Norm);
+  b.parameter(out, module("bias"), {x.shape.back()}, graph::TensorRole::Bias);
   return out;
 }
 
@@ -187,12 +187,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     auto logits = b.node(NodeType::LMHead, "LM_Head", shape, {t}, head);
     const std::string words = (emb / "word_embeddings")("weight");
     if (c.flag({"tie_word_embeddings"}, true))
-      b.tied(logits, (head / "decoder")("weight"), {vocab, embedding}, words);
+      b.tied(logits, (head / "decoder")("weight"), {vocab, embedding}, words, graph::TensorRole::Linear);
     else
-      b.parameter(logits, (head / "decoder")("weight"), {vocab, embedding});
-    b.parameter(logits, (head / "dense")("weight"), {std::max<std::int64_t>(d.hidden - embedding, 0), vocab});
-    b.parameter(logits, head("bias"), {vocab});
-    b.tied(logits, (head / "decoder")("bias"), {vocab}, head("bias"));
+      b.parameter(logits, (head / "decoder")("weight"), {vocab, embedding}, graph::TensorRole::Linear);
+    b.parameter(logits, (head / "dense")("weight"), {std::max<std::int64_t>(d.hidden - embedding, 0), vocab}, graph::TensorRole::Linear);
+    b.parameter(logits, head("bias"), {vocab}, graph::TensorRole::Bias);
+    b.tied(logits, (head / "decoder")("bias"), {vocab}, head("bias"), graph::TensorRole::Bias);
     if (embedding > d.hidden)
       b.fail(logits, fmt::format("embedding_size {} exceeds hidden_size {}: the head's dense would have no rows",
                                  embedding, d.hidden));

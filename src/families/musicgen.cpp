@@ -23,16 +23,11 @@
 #include "families/t5_common.hpp"
 
 namespace neurarch::families {
-namespace {
 
 using namespace blocks;
 using graph::NodeType;
 
-struct DecoderDims {
-  std::int64_t hidden = 1024, layers = 24, heads = 16, ffn = 4096, vocab = 2048, codebooks = 4, positions = 2048;
-  std::string activation = "gelu";
-  double dropout = 0.1, attention_dropout = 0.0, activation_dropout = 0.0;
-};
+namespace musicgen {
 
 DecoderDims read_decoder(const Config& c) {
   DecoderDims d;
@@ -50,17 +45,19 @@ DecoderDims read_decoder(const Config& c) {
   return d;
 }
 
+namespace {
+
 AttentionSpec attention_spec(const DecoderDims& d, const Scope& m, bool causal) {
   return {.hidden = d.hidden, .heads = d.heads, .causal = causal, .module = m, .q = m / "q_proj", .k = m / "k_proj",
           .v = m / "v_proj", .o = m / "out_proj", .qkv_bias = false, .o_bias = false,
           .dropout = d.attention_dropout, .output_dropout = d.dropout};
 }
 
-// The decoder of MusicgenForCausalLM under `decoder`: `prefix` (Melody's conditioning) precedes the codes;
-// `memory` (MusicGen's) is what encoder_attn reads.
-Value decoder(const BuildInput& in, GraphBuilder& b, const DecoderDims& d, std::optional<Value> prefix,
-              std::optional<Value> memory) {
-  const Scope root = Scope("decoder") / "model" / "decoder";
+}  // namespace
+
+Value causal_lm(const BuildInput& in, GraphBuilder& b, const DecoderDims& d, const Scope& top,
+                std::optional<Value> prefix, std::optional<Value> memory) {
+  const Scope root = top / "model" / "decoder";
   const std::int64_t frames = in.target_length(std::min(d.positions, kDefaultSequenceCap));
   auto codes = b.input({frames}, "tokens", "decoder_input_ids");
   Value x;
@@ -72,7 +69,7 @@ Value decoder(const BuildInput& in, GraphBuilder& b, const DecoderDims& d, std::
   if (prefix) x = b.node(NodeType::Add, "Prefix_Concat", {prefix->shape.front() + frames, d.hidden}, {*prefix, x});
   // The sinusoid is regenerated for longer inputs, so it never limits the length.
   auto pos = b.node(NodeType::LearnedPosEmbed, "Sinusoidal_Position_Embedding", x.shape, {x}, root / "embed_positions");
-  b.parameter(pos, (root / "embed_positions")("weights"), {d.positions, d.hidden});
+  b.parameter(pos, (root / "embed_positions")("weights"), {d.positions, d.hidden}, graph::TensorRole::Embedding);
   b.freeze(pos);
   b.at(pos).dropout = d.dropout;
   x = pos;
@@ -101,14 +98,11 @@ Value decoder(const BuildInput& in, GraphBuilder& b, const DecoderDims& d, std::
   Value logits;
   for (std::int64_t k = 0; k < d.codebooks; ++k)
     logits = lm_head(b, x, fmt::format("LM_Head_{}", k),
-                     {.module = Scope("decoder") / "lm_heads" / k, .hidden = d.hidden, .vocab = d.vocab});
+                     {.module = top / "lm_heads" / k, .hidden = d.hidden, .vocab = d.vocab});
   // torch.stack of the heads' logits.
   return b.node(NodeType::Add, "Stacked_Logits", {d.codebooks * x.shape.front(), d.vocab}, {logits});
 }
 
-}  // namespace
-
-namespace musicgen {
 
 Value model(const BuildInput& in, GraphBuilder& b, Conditioning conditioning) {
   const Config& c = in.config;
@@ -136,7 +130,7 @@ Value model(const BuildInput& in, GraphBuilder& b, Conditioning conditioning) {
     const BuildInput audio_in{audio_config, "EncodecModel", Head::Base, std::nullopt, std::nullopt};
     encodec::model(audio_in, b, audio_config);
   }
-  if (conditioning == Conditioning::CrossAttention) return decoder(in, b, d, std::nullopt, text);
+  if (conditioning == Conditioning::CrossAttention) return causal_lm(in, b, d, Scope("decoder"), std::nullopt, text);
 
   // Melody: the chroma of the conditioning audio [chroma_length, num_chroma], projected when its width is not
   // the decoder's, then the text states, then the codes.
@@ -147,7 +141,7 @@ Value model(const BuildInput& in, GraphBuilder& b, Conditioning conditioning) {
     audio = dense(b, audio, "Audio_Enc_To_Dec_Projection", Scope("audio_enc_to_dec_proj"), chroma, d.hidden, true);
   auto prefix = b.node(NodeType::Add, "Conditioning_Concat", {chroma_length + text.shape.front(), d.hidden},
                        {audio, text});
-  return decoder(in, b, d, prefix, std::nullopt);
+  return causal_lm(in, b, d, Scope("decoder"), prefix, std::nullopt);
 }
 
 }  // namespace musicgen

@@ -64,7 +64,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t tokens = probabilities.shape.front();
   auto embedded = b.node(NodeType::Linear, "Visual_Embeddings_Table", {tokens, hidden}, {probabilities},
                          model / "visual_embeddings_table");
-  b.parameter(embedded, (model / "visual_embeddings_table")("weight"), {visual_vocab, hidden});
+  b.parameter(embedded, (model / "visual_embeddings_table")("weight"), {visual_vocab, hidden}, graph::TensorRole::Embedding);
 
   Value out = multimodal::build_language_model(
       in, b, text, lm, {.module = (model / "language_model").path(), .label = "LM_", .first_block = b.next_block()});

@@ -8,7 +8,7 @@ namespace {
 using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
-  const clip::ClipDefaults defaults{.image_size = 768, .patch = 16, .text_positions = 16, .pre_norm = "pre_layernorm"};
+  const clip::ClipDefaults& defaults = owlvit::kOwlv2Defaults;
   // The detector is registered under Head::PreTraining, as DETR's is: the Head list has no detection entry.
   if (in.head == Head::PreTraining) return owlvit::detector(in, b, defaults, true);
   return clip::clip_model(in, b, defaults);

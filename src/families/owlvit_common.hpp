@@ -9,6 +9,13 @@
 
 namespace neurarch::families::owlvit {
 
+/// OwlViTConfig's tower defaults: a 16-token causal text tower and a 768-pixel ViT-B/32 whose pre-layernorm is
+/// spelled `pre_layernorm`. Owlv2Config's differ only in the 16-pixel patch.
+inline constexpr clip::ClipDefaults kOwlvitDefaults{
+    .image_size = 768, .patch = 32, .text_positions = 16, .pre_norm = "pre_layernorm"};
+inline constexpr clip::ClipDefaults kOwlv2Defaults{
+    .image_size = 768, .patch = 16, .text_positions = 16, .pre_norm = "pre_layernorm"};
+
 clip::Value detector(const BuildInput& in, clip::GraphBuilder& b, const clip::ClipDefaults& defaults,
                      bool objectness);
 

@@ -34,8 +34,8 @@ Value block_norm(GraphBuilder& b, const Value& x, const std::string& name, const
   if (!d.batchnorm) return norm(b, x, name, {n});
   const Scope bn = n / "batchnorm";
   auto out = b.node(NodeType::BatchNorm, name, x.shape, {x}, bn);
-  b.parameter(out, bn("weight"), {d.d_model});
-  b.parameter(out, bn("bias"), {d.d_model});
+  b.parameter(out, bn("weight"), {d.d_model}, graph::TensorRole::Norm);
+  b.parameter(out, bn("bias"), {d.d_model}, graph::TensorRole::Bias);
   b.buffer(out, bn("running_mean"), {d.d_model}, b.param_dtype());
   b.buffer(out, bn("running_var"), {d.d_model}, b.param_dtype());
   b.buffer(out, bn("num_batches_tracked"), {}, DType::I64);
@@ -90,7 +90,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   if (positional) {
     const Scope pe = encoder / "positional_encoder";
     x = b.node(NodeType::LearnedPosEmbed, "Position_Embedding", x.shape, {x}, pe);
-    b.parameter(x, pe("position_enc"), {patches, d.d_model});
+    b.parameter(x, pe("position_enc"), {patches, d.d_model}, graph::TensorRole::Other);
     if (positions == "sincos") b.freeze_if([](std::string_view name) { return name.ends_with("position_enc"); });
   }
 

@@ -27,8 +27,8 @@ Value sublayer_norm(GraphBuilder& b, const Value& x, const std::string& name, co
   // PatchTSTBatchNorm transposes to [batch x channels, d_model, patches] for nn.BatchNorm1d.
   const Scope bn = module / "batchnorm";
   auto out = b.node(NodeType::BatchNorm, name, x.shape, {x}, bn);
-  b.parameter(out, bn("weight"), {d_model});
-  b.parameter(out, bn("bias"), {d_model});
+  b.parameter(out, bn("weight"), {d_model}, graph::TensorRole::Norm);
+  b.parameter(out, bn("bias"), {d_model}, graph::TensorRole::Bias);
   b.buffer(out, bn("running_mean"), {d_model}, b.param_dtype());
   b.buffer(out, bn("running_var"), {d_model}, b.param_dtype());
   b.buffer(out, bn("num_batches_tracked"), {}, DType::I64);
@@ -77,8 +77,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   }
   const Scope pe = encoder / "positional_encoder";
   auto pos = b.node(NodeType::LearnedPosEmbed, "Position_Embedding", {channels, tokens, d_model}, {x}, pe);
-  if (cls) b.parameter(pos, pe("cls_token"), {1, 1, 1, d_model});
-  b.parameter(pos, pe("position_enc"), {tokens, d_model});
+  if (cls) b.parameter(pos, pe("cls_token"), {1, 1, 1, d_model}, graph::TensorRole::Other);
+  b.parameter(pos, pe("position_enc"), {tokens, d_model}, graph::TensorRole::Other);
   // The sinusoid is an nn.Parameter with requires_grad=False.
   if (positions == "sincos") b.freeze_if([&](std::string_view name) { return name.ends_with("position_enc"); });
   x = pos;

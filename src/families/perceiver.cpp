@@ -112,8 +112,8 @@ Channels channels(const Config& c, const Settings& s, const LayerSpec& l) {
 Value layer_norm(GraphBuilder& b, SharedParameters& p, const Value& x, const std::string& name, const Scope& module,
                  std::int64_t width) {
   auto out = b.node(NodeType::LayerNorm, name, x.shape, {x}, module);
-  p(out, module("weight"), {width});
-  p(out, module("bias"), {width});
+  p(out, module("weight"), {width}, graph::TensorRole::Norm);
+  p(out, module("bias"), {width}, graph::TensorRole::Bias);
   if (!x.shape.empty() && x.shape.back() != width)
     b.fail(out, fmt::format("LayerNorm of width {} receives {} features", width, x.shape.back()));
   return out;
@@ -171,7 +171,7 @@ Value perceiver_layer(GraphBuilder& b, SharedParameters& p, const Config& c, con
 Value encoder(GraphBuilder& b, const Config& c, const Settings& s, const Value& inputs, const Scope& root) {
   const Scope embeddings = root / "embeddings";
   auto latents = b.node(NodeType::LearnedPosEmbed, "Latents", {s.num_latents, s.d_latents}, {inputs}, embeddings);
-  b.parameter(latents, embeddings("latents"), {s.num_latents, s.d_latents});
+  b.parameter(latents, embeddings("latents"), {s.num_latents, s.d_latents}, graph::TensorRole::Embedding);
   if (s.d_latents % s.self_heads != 0)
     b.fail(latents, fmt::format("num_z_channels ({}) must be divisible by num_self_attend_heads ({})", s.d_latents,
                                 s.self_heads));
@@ -223,7 +223,7 @@ Value decode(GraphBuilder& b, const Config& c, const Settings& s, const Value& q
 Value trainable_positions(GraphBuilder& b, const Value& from, const std::string& name, const Scope& module,
                           std::int64_t rows, std::int64_t width) {
   auto out = b.node(NodeType::LearnedPosEmbed, name, {rows, width}, {from}, module);
-  b.parameter(out, module("position_embeddings"), {rows, width});
+  b.parameter(out, module("position_embeddings"), {rows, width}, graph::TensorRole::Embedding);
   return out;
 }
 
@@ -386,7 +386,7 @@ Value multimodal(GraphBuilder& b, const BuildInput& in, const Settings& s) {
 
   auto padded = [&](const Value& features, const std::string& modality, std::int64_t rows, std::int64_t own) {
     auto out = b.node(NodeType::Add, "Pad_" + modality, {rows, width}, {features}, pre);
-    b.parameter(out, (pre / "padding")(modality), {1, width - own});
+    b.parameter(out, (pre / "padding")(modality), {1, width - own}, graph::TensorRole::Other);
     return out;
   };
   auto a = concat_fourier(b, Value{audio.node, {audio_patches, samples_per_patch}}, "Audio_Fourier_Positions", 192,
@@ -398,7 +398,7 @@ Value multimodal(GraphBuilder& b, const BuildInput& in, const Settings& s) {
   // mask_probs {image: 0, audio: 0, label: 1}: each modality has a mask token, and the label is always replaced
   // by its own.
   auto mask = b.node(NodeType::Add, "Mask", {1, width}, {l}, pre);
-  for (const char* modality : {"image", "audio", "label"}) b.parameter(mask, (pre / "mask")(modality), {1, width});
+  for (const char* modality : {"image", "audio", "label"}) b.parameter(mask, (pre / "mask")(modality), {1, width}, graph::TensorRole::Other);
   auto x = b.node(NodeType::Add, "Concat_Modalities", {audio_patches + image_tokens + 1, width}, {a, v, mask});
   if (side % 4 != 0) b.fail(video, fmt::format("a {}x{} frame is not a whole number of 4x4 patches", side, side));
   if (audio_samples % samples_per_patch != 0)
@@ -415,7 +415,7 @@ Value multimodal(GraphBuilder& b, const BuildInput& in, const Settings& s) {
   const std::int64_t query_width = std::max({audio_query, image_query, label_query}) + 2;  // min_padding_size=2
   auto query_padded = [&](const Value& q, const std::string& modality, std::int64_t rows, std::int64_t own) {
     auto out = b.node(NodeType::Add, "Query_Pad_" + modality, {rows, query_width}, {q}, dec);
-    b.parameter(out, (dec / "padding")(modality), {1, query_width - own});
+    b.parameter(out, (dec / "padding")(modality), {1, query_width - own}, graph::TensorRole::Other);
     return out;
   };
   auto qa = query_padded(b.node(NodeType::Add, "Audio_Query", {audio_patches, audio_query}, {z}), "audio",

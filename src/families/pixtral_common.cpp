@@ -23,7 +23,7 @@ Encoder encoder(const BuildInput& in, GraphBuilder& b, const Config& c) {
 
   auto pixels = b.input({channels, photo, photo}, "pixels");
   auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", {e.side * e.side, e.hidden}, {pixels}, Scope("patch_conv"));
-  b.parameter(x, Scope("patch_conv")("weight"), {e.hidden, channels, patch, patch});
+  b.parameter(x, Scope("patch_conv")("weight"), {e.hidden, channels, patch, patch}, graph::TensorRole::Conv);
   if (photo < patch) b.fail(x, fmt::format("image {}x{} is smaller than one {}-pixel patch", photo, photo, patch));
   x = norm(b, x, "Pre_RMSNorm", {Scope("ln_pre"), NormKind::RMSNorm});
   e.hidden_states.push_back(x);

@@ -23,7 +23,7 @@ using graph::NodeType;
 // A per-channel scale of a [C, H, W] map (layer_scale.unsqueeze(-1).unsqueeze(-1) * x).
 Value channel_scale(GraphBuilder& b, const Value& x, const std::string& name, const std::string& tensor) {
   auto out = b.node(NodeType::LayerScale, name, x.shape, {x});
-  b.parameter(out, tensor, {x.shape.empty() ? 0 : x.shape.front()});
+  b.parameter(out, tensor, {x.shape.empty() ? 0 : x.shape.front()}, graph::TensorRole::Other);
   return out;
 }
 

@@ -84,7 +84,7 @@ class Builder {
     // The predicting streams are ngram_embeddings[k] plus the next position's embedding.
     const Scope ngram = stack / "ngram_embeddings";
     x = b_.node(graph::NodeType::Embedding, "Decoder_Ngram_Streams", {(1 + d_.ngram) * target, d_.hidden}, {x}, ngram);
-    b_.parameter(x, ngram("weight"), {d_.ngram, d_.hidden});
+    b_.parameter(x, ngram("weight"), {d_.ngram, d_.hidden}, graph::TensorRole::Embedding);
     x = norm(b_, x, "Decoder_Embedding_LayerNorm", {stack / "embeddings_layer_norm"});
     b_.at(x).dropout = d_.dropout;
     for (std::int64_t i = 0; i < d_.decoder.layers; ++i) {
@@ -114,15 +114,15 @@ class Builder {
     auto x = b_.node(graph::NodeType::Embedding, prefix + "Token_Embedding", shape, {ids},
                      Scope(table.substr(0, table.rfind('.'))));
     // The first stack built owns the shared table; each stack's word_embeddings aliases it.
-    if (!table_declared_) b_.parameter(x, table, {d_.vocab, d_.hidden});
+    if (!table_declared_) b_.parameter(x, table, {d_.vocab, d_.hidden}, graph::TensorRole::Embedding);
     table_declared_ = true;
-    b_.tied(x, (stack / "word_embeddings")("weight"), {d_.vocab, d_.hidden}, table);
+    b_.tied(x, (stack / "word_embeddings")("weight"), {d_.vocab, d_.hidden}, table, graph::TensorRole::Embedding);
     if (d_.pad >= d_.vocab)
       b_.fail(x, fmt::format("pad_token_id {} is not a row of the {}-token vocabulary", d_.pad, d_.vocab));
     // Position ids run from pad_token_id + 1 and are clamped to the table's last row.
     const Scope positions = stack / "position_embeddings";
     x = b_.node(graph::NodeType::LearnedPosEmbed, prefix + "Position_Embedding", x.shape, {x}, positions);
-    b_.parameter(x, positions("weight"), {d_.positions, d_.hidden});
+    b_.parameter(x, positions("weight"), {d_.positions, d_.hidden}, graph::TensorRole::Embedding);
     const std::int64_t seq = ids.shape.front();
     if (seq + d_.pad + 1 > d_.positions)
       b_.note(fmt::format("{}positions past {} reuse the last row of the {}-row position table (the reference clamps "
@@ -174,8 +174,8 @@ class Builder {
   void unused_cross_attention(const Value& owner, const Scope& layer) {
     for (const char* proj : {"key_proj", "value_proj", "query_proj", "out_proj"})
       linear_tensors(b_, owner, layer / "cross_attn" / proj, d_.hidden, d_.hidden, true);
-    b_.parameter(owner, (layer / "cross_attn_layer_norm")("weight"), {d_.hidden});
-    b_.parameter(owner, (layer / "cross_attn_layer_norm")("bias"), {d_.hidden});
+    b_.parameter(owner, (layer / "cross_attn_layer_norm")("weight"), {d_.hidden}, graph::TensorRole::Norm);
+    b_.parameter(owner, (layer / "cross_attn_layer_norm")("bias"), {d_.hidden}, graph::TensorRole::Bias);
     if (!cross_noted_) {
       b_.note(fmt::format("{} runs the decoder without encoder states: every layer stores cross_attn weights it never "
                           "uses",

@@ -53,8 +53,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     const std::int64_t side = (s == 0 ? configured : configured >> (s + 1)) / patches[s];
     auto pos = b.node(NodeType::LearnedPosEmbed, fmt::format("Learned_Pos_Embed_{}", s),
                       {(cls ? 1 : 0) + h * w, dim}, {x}, embed);
-    b.parameter(pos, embed("position_embeddings"), {1, side * side + (cls ? 1 : 0), dim});
-    if (cls) b.parameter(pos, embed("cls_token"), {1, 1, dim});
+    b.parameter(pos, embed("position_embeddings"), {1, side * side + (cls ? 1 : 0), dim}, graph::TensorRole::Embedding);
+    if (cls) b.parameter(pos, embed("cls_token"), {1, 1, dim}, graph::TensorRole::Embedding);
     b.at(pos).dropout = hidden_dropout;
     x = pos;
     for (std::int64_t j = 0; j < depths[s]; ++j, ++block) {

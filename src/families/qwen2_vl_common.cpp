@@ -81,7 +81,7 @@ Value vision(const BuildInput& in, GraphBuilder& b, const Config& c, Version v, 
   // time) into one row of pixel_values.
   auto pixels = b.input({grid.patches, channels * temporal * patch * patch}, "pixels");
   auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", {grid.patches, width}, {pixels}, Scope("patch_embed"));
-  b.parameter(x, Scope("patch_embed")("proj.weight"), {width, channels, temporal, patch, patch});
+  b.parameter(x, Scope("patch_embed")("proj.weight"), {width, channels, temporal, patch, patch}, graph::TensorRole::Conv);
 
   // Qwen2.5-VL attends within windows of window_size pixels except in fullatt_block_indexes.
   std::vector<std::int64_t> full_layers;

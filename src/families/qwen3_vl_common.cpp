@@ -8,6 +8,7 @@
 
 #include "families/clip_common.hpp"
 #include "families/llava_common.hpp"
+#include "families/moe_common.hpp"
 #include "families/qwen3.hpp"
 
 namespace neurarch::families::qwen3_vl {
@@ -19,6 +20,32 @@ decoder::DecoderSpec text_spec(const Config& text) {
   return qwen3_spec(text, {.vocab = 151936, .hidden = 4096, .intermediate = 22016, .layers = 32, .heads = 32,
                            .kv_heads = 32, .head_dim = 128, .positions = 128000, .activation = "silu",
                            .tie_word_embeddings = false});
+}
+
+decoder::DecoderSpec moe_text_spec(const Config& text) {
+  decoder::DecoderSpec s = text_spec(text);
+  // Qwen3VLMoeTextConfig's own defaults where they differ from the dense text config's.
+  const decoder::DecoderSpec d = decoder::read_llama_config(
+      text, {.vocab = 151936, .hidden = 2048, .intermediate = 5632, .layers = 24, .heads = 16, .kv_heads = 16,
+             .positions = 128000, .activation = "silu", .tie_word_embeddings = true});
+  s.vocab = d.vocab, s.hidden = d.hidden, s.intermediate = d.intermediate, s.layers = d.layers, s.heads = d.heads;
+  s.kv_heads = d.kv_heads, s.head_dim = d.head_dim, s.positions = d.positions;
+  s.windows.clear();
+  const std::int64_t experts = text.integer({"num_experts"}, 60);
+  const blocks::MoESpec base{.hidden = s.hidden, .intermediate = text.dim({"moe_intermediate_size"}, 1408),
+                             .experts = experts, .top_k = text.integer({"num_experts_per_tok"}, 4),
+                             .activation = s.activation};
+  const auto hidden = s.hidden, intermediate = s.intermediate;
+  const auto activation = s.activation;
+  const auto fused = [make = moe::experts_under(base)](std::int64_t i, const graph::Scope& layer) {
+    blocks::MoESpec spec = make(i, layer);
+    spec.bare_experts = spec.experts_module;
+    spec.bare_out_in = true;
+    return spec;
+  };
+  s.mlp_override = moe::layer_hook(moe::sparse_layers_by_step(text, s.layers, experts), fused,
+                                   moe::dense_under(hidden, intermediate, activation));
+  return s;
 }
 
 namespace {
@@ -94,8 +121,8 @@ Vision vision(const BuildInput& in, GraphBuilder& b, const Config& c, bool deeps
   // Every temporal_patch_size x patch x patch cube (a still image repeated in time) is one row of pixel_values.
   auto pixels = b.input({v.patches, channels * temporal * patch * patch}, "pixels");
   auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", {v.patches, width}, {pixels}, Scope("patch_embed"));
-  b.parameter(x, Scope("patch_embed")("proj.weight"), {width, channels, temporal, patch, patch});
-  b.parameter(x, Scope("patch_embed")("proj.bias"), {width});
+  b.parameter(x, Scope("patch_embed")("proj.weight"), {width, channels, temporal, patch, patch}, graph::TensorRole::Conv);
+  b.parameter(x, Scope("patch_embed")("proj.bias"), {width}, graph::TensorRole::Bias);
   // Each patch reads four rows of the learned grid (bilinear resampling to the image's grid) and adds them.
   x = added_embedding(b, x, "Position_Embedding", Scope("pos_embed"), positions, width);
 
@@ -132,6 +159,14 @@ Vision vision(const BuildInput& in, GraphBuilder& b, const Config& c, bool deeps
 }
 
 }  // namespace
+
+Value vision_model(const BuildInput& in, GraphBuilder& b, const Config& vision_config, bool deepstack) {
+  const Vision v = vision(in, b, vision_config, deepstack);
+  b.note(fmt::format("a {0}x{0} photo is resized to {1}x{1}: {2} patches through the vision tower, merged into {3} "
+                     "image features, plus {4} DeepStack feature sets; --image-size sets the photo's side",
+                     v.photo, v.side, v.patches, v.tokens, v.deepstack.size()));
+  return v.merged;
+}
 
 Value build(const BuildInput& in, GraphBuilder& b, const decoder::DecoderSpec& text, std::string_view text_class,
             bool deepstack) {

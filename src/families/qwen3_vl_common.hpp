@@ -21,6 +21,19 @@ using blocks::Value;
 /// The text decoder: Qwen3's spec with Qwen3VLTextConfig's defaults.
 decoder::DecoderSpec text_spec(const Config& text);
 
+/// Qwen3-VL-MoE's text decoder: Qwen3VLMoeTextConfig's defaults (hidden 2048, 24 layers, 16 heads of 128, 16 KV
+/// heads), Qwen3-MoE's sparse MLP on the layers decoder_sparse_step and mlp_only_layers choose: a router `gate`
+/// [num_experts, hidden] (no bias) and the experts fused as transformers 5 stores them, experts.gate_up_proj
+/// [experts, 2 x moe_intermediate, hidden] and experts.down_proj [experts, hidden, moe_intermediate] (60 experts of
+/// 1408, top 4).
+decoder::DecoderSpec moe_text_spec(const Config& text);
+
+/// The vision transformer alone (Qwen3VLVisionModel and the vision models deriving from it) under the current
+/// nest: tensors `patch_embed.*`, `pos_embed.*`, `blocks.*`, `merger.*` and, with `deepstack`, the
+/// `deepstack_merger_list.*` its config's deepstack_visual_indexes name; the photo sized as build() sizes it.
+/// Returns the merged features [image tokens, out_hidden_size].
+Value vision_model(const BuildInput& in, GraphBuilder& b, const Config& vision_config, bool deepstack = true);
+
 /// The whole model: `visual`, then the text decoder `text` under `language_model` (its base class
 /// `text_class`), `lm_head` at the top for the head class, tied as the composite config's tie_word_embeddings
 /// says (transformers 5). The photo is --image-size square, else the tower's native grid

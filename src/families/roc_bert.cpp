@@ -26,7 +26,7 @@ Value glyph_and_pronunciation(const BuildInput& in, GraphBuilder& b, const Value
 
   auto table = [&](const char* name, const char* module, std::int64_t rows, std::int64_t dim) {
     auto out = b.node(graph::NodeType::Embedding, name, {seq, dim}, {words}, emb / module);
-    b.parameter(out, (emb / module)("weight"), {rows, dim});
+    b.parameter(out, (emb / module)("weight"), {rows, dim}, graph::TensorRole::Embedding);
     if (pad >= rows) b.fail(out, fmt::format("pad_token_id {} is not a row of the {}-row {}", pad, rows, module));
     return out;
   };

@@ -24,7 +24,7 @@ Value sinusoid_table(const BuildInput& in, GraphBuilder& b, const Value& x, cons
   const std::string& path = emb.path();  // "<root>.embeddings" or "embeddings"
   const std::string root = path.size() > 11 ? path.substr(0, path.size() - 11) : std::string();
   b.parameter(x, ((root.empty() ? Scope("encoder") : Scope(root) / "encoder") / "embed_positions")("weight"),
-              {c.dim({"max_position_embeddings"}, 1536), head_dim});
+              {c.dim({"max_position_embeddings"}, 1536), head_dim}, graph::TensorRole::Embedding);
   return x;
 }
 

@@ -279,8 +279,8 @@ Value head_linear(GraphBuilder& b, const Value& x, const std::string& name, cons
   b.at(node).activation = activation;
   linear_tensors(b, node, module, in, out, true);
   if (!alias.empty()) {
-    b.tied(node, alias("weight"), {out, in}, module("weight"));
-    b.tied(node, alias("bias"), {out}, module("bias"));
+    b.tied(node, alias("weight"), {out, in}, module("weight"), graph::TensorRole::Linear);
+    b.tied(node, alias("bias"), {out}, module("bias"), graph::TensorRole::Bias);
   }
   return node;
 }
@@ -451,7 +451,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   if (d.denoising > 0) {
     dn = b.node(NodeType::Embedding, "Denoising_Class_Embedding", {denoising_queries, d.d}, {memory},
                 model / "denoising_class_embed");
-    b.parameter(*dn, (model / "denoising_class_embed")("weight"), {labels + 1, d.d});
+    b.parameter(*dn, (model / "denoising_class_embed")("weight"), {labels + 1, d.d}, graph::TensorRole::Embedding);
   }
   const std::int64_t queries = d.queries + denoising_queries;
   // Query selection: enc_output (Linear + LayerNorm) over every encoder token, scored by enc_score_head; the
@@ -466,7 +466,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   if (d.learn_initial_query) {
     const Scope table = model / "weight_embedding";
     x = b.node(NodeType::Embedding, "Initial_Queries", {d.queries, d.d}, {out_mem}, table);
-    b.parameter(x, table("weight"), {d.queries, d.d});
+    b.parameter(x, table("weight"), {d.queries, d.d}, graph::TensorRole::Linear);
   } else {
     x = b.node(NodeType::Add, "Top_Query_Features", {d.queries, d.d}, {out_mem});
   }
@@ -532,8 +532,8 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
       // distribution into an offset, weighted by reg_scale and up (parameters without gradient).
       auto pre = mlp_head(b, x, "Decoder_Pre_Box_Head", dec / "pre_bbox_head", Scope(), d.d, d.d, 4, 3);
       auto integral = b.node(NodeType::Add, "Decoder_Box_Integral", pre.shape, {pre});
-      b.parameter(integral, dec("reg_scale"), {1});
-      b.parameter(integral, dec("up"), {1});
+      b.parameter(integral, dec("reg_scale"), {1}, graph::TensorRole::Other);
+      b.parameter(integral, dec("up"), {1}, graph::TensorRole::Other);
       b.freeze(integral);
     }
     if (dfine && i < d.decoder_layers) {

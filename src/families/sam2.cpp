@@ -34,7 +34,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   auto feat_s1 = conv2d(b, levels[1], "Conv_S1", {.module = md / "conv_s1", .in = d.hidden, .out = d.hidden / 4});
   const std::int64_t memory = vision.dim({"fpn_hidden_size"}, 256);
   auto image = b.node(NodeType::Add, "No_Memory_Embedding", levels.back().shape, {levels.back()});
-  b.parameter(image, "no_memory_embedding", {1, 1, memory});
+  b.parameter(image, "no_memory_embedding", {1, 1, memory}, graph::TensorRole::Embedding);
 
   const auto state = sam::prompted_two_way(b, c, image, d,
                                            {.fourier = prompt.dim({"hidden_size"}, 256) / 2,

@@ -62,8 +62,8 @@ std::vector<StageOutput> hiera_det(const BuildInput& in, GraphBuilder& b, const 
   std::int64_t grid_h = map.shape[1], grid_w = map.shape[2];
   // The background table is interpolated to any grid; the window table is tiled over it.
   Value x = b.node(NodeType::LearnedPosEmbed, "Position_Embedding", {grid_h * grid_w, hidden}, {map}, root);
-  b.parameter(x, root("pos_embed"), {1, hidden, background.h, background.w});
-  b.parameter(x, root("pos_embed_window"), {1, hidden, windows.front(), windows.front()});
+  b.parameter(x, root("pos_embed"), {1, hidden, background.h, background.w}, graph::TensorRole::Embedding);
+  b.parameter(x, root("pos_embed_window"), {1, hidden, windows.front(), windows.front()}, graph::TensorRole::Embedding);
   if (hidden != widths.front())
     b.fail(x, fmt::format("hidden_size {} is not the first stage's width {}", hidden, widths.front()));
   if (query_stride.h != query_stride.w) b.fail(x, "a rectangular query_stride is not modelled");

@@ -67,7 +67,7 @@ EncoderStates vision_encoder_states(const BuildInput& in, GraphBuilder& b, const
                         .patch = patch});
   if (absolute) {
     auto positions = b.node(NodeType::LearnedPosEmbed, "Position_Embedding", x.shape, {x}, root);
-    b.parameter(positions, root("pos_embed"), {1, table, table, hidden});
+    b.parameter(positions, root("pos_embed"), {1, table, table, hidden}, graph::TensorRole::Embedding);
     if (grid != table)
       b.fail(positions, fmt::format("pos_embed covers a {}x{} grid ({}-px images), the image makes {}x{}", table, table,
                                     configured, grid, grid));
@@ -91,8 +91,8 @@ EncoderStates vision_encoder_states(const BuildInput& in, GraphBuilder& b, const
     }
     if (relative) {
       const std::int64_t side = windowed ? window : table;
-      b.parameter(h, attn("rel_pos_h"), {2 * side - 1, head_dim});
-      b.parameter(h, attn("rel_pos_w"), {2 * side - 1, head_dim});
+      b.parameter(h, attn("rel_pos_h"), {2 * side - 1, head_dim}, graph::TensorRole::Other);
+      b.parameter(h, attn("rel_pos_w"), {2 * side - 1, head_dim}, graph::TensorRole::Other);
     }
     auto residual = add(b, h, x, n.add(1));
     h = norm(b, residual, n.norm(2, NormKind::LayerNorm), {l / "layer_norm2"});

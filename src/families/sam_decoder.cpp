@@ -47,8 +47,8 @@ Value upscale(GraphBuilder& b, const Value& x, const std::string& name, const Sc
   // Each input pixel scatters in x out x 4 products, so its FLOPs are the convolution's over the input grid.
   auto y = b.node(NodeType::Conv2d, name, {out, 2 * x.shape[1], 2 * x.shape[2]}, {x}, module);
   b.at(y).spatial = graph::SpatialAttrs{2, 2, 1, 0, 1, false};
-  b.parameter(y, module("weight"), {in, out, 2, 2});
-  b.parameter(y, module("bias"), {out});
+  b.parameter(y, module("weight"), {in, out, 2, 2}, graph::TensorRole::Conv);
+  b.parameter(y, module("bias"), {out}, graph::TensorRole::Bias);
   if (x.shape[0] != in) b.fail(y, fmt::format("expects {} channels, receives {}", in, x.shape[0]));
   return y;
 }
@@ -80,32 +80,32 @@ TwoWayState prompted_two_way(GraphBuilder& b, const Config& c, const Value& imag
   auto sparse = b.node(NodeType::Embedding, "Prompt_Point_Embedding", {2, hidden}, {points, image_positions},
                        Scope("prompt_encoder"));
   b.tied(sparse, "prompt_encoder.shared_embedding.positional_embedding", {2, fourier},
-         "shared_image_embedding.positional_embedding");
+         "shared_image_embedding.positional_embedding", graph::TensorRole::Embedding);
   if (layout.point_table_per_label) {
     for (std::int64_t i = 0; i < point_tables; ++i)
-      b.parameter(sparse, (Scope("prompt_encoder") / "point_embed" / i)("weight"), {1, hidden});
+      b.parameter(sparse, (Scope("prompt_encoder") / "point_embed" / i)("weight"), {1, hidden}, graph::TensorRole::Embedding);
   } else {
-    b.parameter(sparse, "prompt_encoder.point_embed.weight", {point_tables, hidden});
+    b.parameter(sparse, "prompt_encoder.point_embed.weight", {point_tables, hidden}, graph::TensorRole::Embedding);
   }
-  b.parameter(sparse, "prompt_encoder.not_a_point_embed.weight", {1, hidden});
+  b.parameter(sparse, "prompt_encoder.not_a_point_embed.weight", {1, hidden}, graph::TensorRole::Embedding);
   if (2 * fourier != hidden)
     b.fail(sparse, fmt::format("the {} Fourier features of a point are not the prompt's {} channels", 2 * fourier,
                                hidden));
   // Without a mask prompt the dense embedding is no_mask_embed broadcast over the grid; mask_embed waits unused.
   auto dense_prompt = b.node(NodeType::Add, "Prompt_Dense_Embedding", image.shape, {image}, Scope("prompt_encoder"));
-  b.parameter(dense_prompt, "prompt_encoder.no_mask_embed.weight", {1, hidden});
+  b.parameter(dense_prompt, "prompt_encoder.no_mask_embed.weight", {1, hidden}, graph::TensorRole::Embedding);
   const Scope mask_embed = Scope("prompt_encoder") / "mask_embed";
   const std::int64_t quarter = mask_channels / 4;
   for (const auto& [conv, from, to, kernel] :
        {std::tuple{"conv1", std::int64_t{1}, quarter, std::int64_t{2}},
         std::tuple{"conv2", quarter, mask_channels, std::int64_t{2}},
         std::tuple{"conv3", mask_channels, hidden, std::int64_t{1}}}) {
-    b.parameter(dense_prompt, (mask_embed / conv)("weight"), {to, from, kernel, kernel});
-    b.parameter(dense_prompt, (mask_embed / conv)("bias"), {to});
+    b.parameter(dense_prompt, (mask_embed / conv)("weight"), {to, from, kernel, kernel}, graph::TensorRole::Conv);
+    b.parameter(dense_prompt, (mask_embed / conv)("bias"), {to}, graph::TensorRole::Bias);
   }
   for (const auto& [norm_name, width] : {std::pair{"layer_norm1", quarter}, std::pair{"layer_norm2", mask_channels}}) {
-    b.parameter(dense_prompt, (mask_embed / norm_name)("weight"), {width});
-    b.parameter(dense_prompt, (mask_embed / norm_name)("bias"), {width});
+    b.parameter(dense_prompt, (mask_embed / norm_name)("weight"), {width}, graph::TensorRole::Norm);
+    b.parameter(dense_prompt, (mask_embed / norm_name)("bias"), {width}, graph::TensorRole::Bias);
   }
   if (channels != hidden)
     b.fail(dense_prompt, fmt::format("the image embedding has {} channels, the prompts {}", channels, hidden));
@@ -113,9 +113,9 @@ TwoWayState prompted_two_way(GraphBuilder& b, const Config& c, const Value& imag
   const Scope md("mask_decoder");
   const auto output_tokens = 1 + d.masks + static_cast<std::int64_t>(layout.extra_tokens.size());
   auto tokens = b.node(NodeType::Embedding, "Output_Tokens", {output_tokens + 2, d.hidden}, {sparse}, md);
-  b.parameter(tokens, "mask_decoder.iou_token.weight", {1, d.hidden});
-  b.parameter(tokens, "mask_decoder.mask_tokens.weight", {d.masks, d.hidden});
-  for (const auto& table : layout.extra_tokens) b.parameter(tokens, table, {1, d.hidden});
+  b.parameter(tokens, "mask_decoder.iou_token.weight", {1, d.hidden}, graph::TensorRole::Embedding);
+  b.parameter(tokens, "mask_decoder.mask_tokens.weight", {d.masks, d.hidden}, graph::TensorRole::Embedding);
+  for (const auto& table : layout.extra_tokens) b.parameter(tokens, table, {1, d.hidden}, graph::TensorRole::Embedding);
   Value keys{dense_prompt.node, {grid_h * grid_w, channels}};
 
   const Scope transformer = md / "transformer";

@@ -48,11 +48,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     // compress_vit modules still exist.
     for (const auto& [conv, from, to] : {std::tuple{"compress_vit_conv1", vit_dim, d.hidden},
                                          std::tuple{"compress_vit_conv2", d.hidden, d.hidden / 8}}) {
-      b.parameter(hq_features, (md / conv)("weight"), {from, to, 2, 2});
-      b.parameter(hq_features, (md / conv)("bias"), {to});
+      b.parameter(hq_features, (md / conv)("weight"), {from, to, 2, 2}, graph::TensorRole::Conv);
+      b.parameter(hq_features, (md / conv)("bias"), {to}, graph::TensorRole::Bias);
     }
-    b.parameter(hq_features, (md / "compress_vit_norm")("weight"), {d.hidden});
-    b.parameter(hq_features, (md / "compress_vit_norm")("bias"), {d.hidden});
+    b.parameter(hq_features, (md / "compress_vit_norm")("weight"), {d.hidden}, graph::TensorRole::Norm);
+    b.parameter(hq_features, (md / "compress_vit_norm")("bias"), {d.hidden}, graph::TensorRole::Bias);
   }
 
   const auto state = sam::prompted_two_way(

@@ -62,8 +62,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   x = b.node(NodeType::LearnedPosEmbed, "Embeddings", x.shape, {x}, emb);
   for (const char* token :
        {"mask_token", "segment_token_input", "segment_token_prompt", "type_token_semantic", "type_token_instance"})
-    b.parameter(x, emb(token), {1, 1, 1, hidden});
-  b.parameter(x, emb("position_embeddings"), {1, (pretrain.h / patch) * (pretrain.w / patch) + 1, hidden});
+    b.parameter(x, emb(token), {1, 1, 1, hidden}, graph::TensorRole::Other);
+  b.parameter(x, emb("position_embeddings"), {1, (pretrain.h / patch) * (pretrain.w / patch) + 1, hidden}, graph::TensorRole::Embedding);
 
   SharedParameters shared(b);
   std::vector<Value> taps;
@@ -90,8 +90,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     b.at(attention).attention->query_len = tokens;
     b.at(attention).attention->kv_len = tokens;
     if (relative) {
-      b.parameter(attention, attn("rel_pos_h"), {2 * grid_h - 1, head_dim});
-      b.parameter(attention, attn("rel_pos_w"), {2 * grid_w - 1, head_dim});
+      b.parameter(attention, attn("rel_pos_h"), {2 * grid_h - 1, head_dim}, graph::TensorRole::Other);
+      b.parameter(attention, attn("rel_pos_w"), {2 * grid_w - 1, head_dim}, graph::TensorRole::Other);
     }
     if (i == merge) x = b.node(NodeType::Add, "Merge_Average", {tokens, hidden}, {x});
     if (std::find(intermediate.begin(), intermediate.end(), i) != intermediate.end())

@@ -13,23 +13,23 @@ class SharedParameters {
  public:
   explicit SharedParameters(graph::GraphBuilder& b) : b_(b) {}
 
-  void operator()(const graph::Value& owner, const std::string& name, graph::Shape shape) {
+  void operator()(const graph::Value& owner, const std::string& name, graph::Shape shape, graph::TensorRole role) {
     if (declared_.insert(name).second)
-      b_.parameter(owner, name, std::move(shape));
+      b_.parameter(owner, name, std::move(shape), role);
     else
-      b_.tied(owner, name, std::move(shape), name);
+      b_.tied(owner, name, std::move(shape), name, role);
   }
   /// nn.Linear(in, out): weight [out, in], and bias [out] when `bias`.
   void linear(const graph::Value& owner, const graph::Scope& module, std::int64_t in, std::int64_t out,
               bool bias = true) {
-    (*this)(owner, module("weight"), {out, in});
-    if (bias) (*this)(owner, module("bias"), {out});
+    (*this)(owner, module("weight"), {out, in}, graph::TensorRole::Linear);
+    if (bias) (*this)(owner, module("bias"), {out}, graph::TensorRole::Bias);
   }
   /// A LayerNorm node over x's last dimension.
   graph::Value layer_norm(const graph::Value& x, const std::string& name, const graph::Scope& module) {
     auto out = b_.node(graph::NodeType::LayerNorm, name, x.shape, {x}, module);
-    (*this)(out, module("weight"), {x.shape.back()});
-    (*this)(out, module("bias"), {x.shape.back()});
+    (*this)(out, module("weight"), {x.shape.back()}, graph::TensorRole::Norm);
+    (*this)(out, module("bias"), {x.shape.back()}, graph::TensorRole::Bias);
     return out;
   }
 

@@ -88,7 +88,7 @@ AttentionSpec attention_spec(const Dims& d, const Scope& m, std::int64_t heads, 
 Value scaled_positions(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module,
                        std::int64_t rows, double dropout) {
   auto out = b.node(NodeType::Add, name, x.shape, {x}, module);
-  b.parameter(out, module("alpha"), {});
+  b.parameter(out, module("alpha"), {}, graph::TensorRole::Other);
   b.at(out).dropout = dropout;
   if (x.shape.front() > rows)
     b.fail(out, fmt::format("{} positions exceed the {} rows of the scaled sinusoid", x.shape.front(), rows));
@@ -102,7 +102,7 @@ Value encoder(GraphBuilder& b, Value x, const Dims& d, const Scope& stack) {
   // pe_k looked up at every clamped (query, key) distance: [T, T, head_dim], shared by the layers.
   auto table = b.node(NodeType::Embedding, "Relative_Position_Table", {frames, frames, head_dim}, {x},
                       stack / "embed_positions" / "pe_k");
-  b.parameter(table, (stack / "embed_positions" / "pe_k")("weight"), {2 * d.max_relative, head_dim});
+  b.parameter(table, (stack / "embed_positions" / "pe_k")("weight"), {2 * d.max_relative, head_dim}, graph::TensorRole::Embedding);
   for (std::int64_t i = 0; i < d.encoder_layers; ++i) {
     b.set_block(static_cast<int>(i));
     const Scope l = stack / "layers" / i;

@@ -17,8 +17,8 @@ Value qass_head(GraphBuilder& b, const Value& x, std::int64_t hidden) {
   b.at(out).activation = "gelu";
   for (const char* transform : {"query_start_transform", "query_end_transform", "start_transform", "end_transform"}) {
     linear_tensors(b, out, qass / transform / "dense", hidden, hidden, true);
-    b.parameter(out, (qass / transform / "LayerNorm")("weight"), {hidden});
-    b.parameter(out, (qass / transform / "LayerNorm")("bias"), {hidden});
+    b.parameter(out, (qass / transform / "LayerNorm")("weight"), {hidden}, graph::TensorRole::Norm);
+    b.parameter(out, (qass / transform / "LayerNorm")("bias"), {hidden}, graph::TensorRole::Bias);
   }
   linear_tensors(b, out, qass / "start_classifier", hidden, hidden, false);
   linear_tensors(b, out, qass / "end_classifier", hidden, hidden, false);

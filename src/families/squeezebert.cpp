@@ -19,8 +19,8 @@ Value pointwise_conv(GraphBuilder& b, const Value& x, const std::string& name, c
   const std::int64_t seq = x.shape.front();
   auto node = b.node(graph::NodeType::Conv1d, name, {seq, out}, {x}, module);
   b.at(node).conv = graph::ConvAttrs{in, out, 1, 1, 0, groups, seq, seq, false};
-  b.parameter(node, module("weight"), {out, groups > 0 ? in / groups : 0, 1});
-  b.parameter(node, module("bias"), {out});
+  b.parameter(node, module("weight"), {out, groups > 0 ? in / groups : 0, 1}, graph::TensorRole::Conv);
+  b.parameter(node, module("bias"), {out}, graph::TensorRole::Bias);
   if (groups < 1 || in % groups != 0 || out % groups != 0)
     b.fail(node, fmt::format("{} {} must divide the convolution's {} input and {} output channels", key, groups, in,
                              out));
@@ -68,8 +68,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     b.at(a).attention->sdpa = false;
     for (auto [proj, key] : {std::pair{"query", "q_groups"}, {"key", "k_groups"}, {"value", "v_groups"}}) {
       const std::int64_t groups = c.dim({key}, 4);
-      b.parameter(a, (self / proj)("weight"), {t.hidden, groups > 0 ? t.hidden / groups : 0, 1});
-      b.parameter(a, (self / proj)("bias"), {t.hidden});
+      b.parameter(a, (self / proj)("weight"), {t.hidden, groups > 0 ? t.hidden / groups : 0, 1}, graph::TensorRole::Conv);
+      b.parameter(a, (self / proj)("bias"), {t.hidden}, graph::TensorRole::Bias);
       if (groups < 1 || t.hidden % groups != 0)
         b.fail(a, fmt::format("{} {} must divide hidden_size {}", key, groups, t.hidden));
     }

@@ -25,7 +25,7 @@ using graph::NodeType;
 // layer_scale [C, 1, 1] times `x`.
 Value scaled(GraphBuilder& b, const Value& x, const std::string& name, const std::string& tensor) {
   auto out = b.node(NodeType::LayerScale, name, x.shape, {x});
-  b.parameter(out, tensor, {x.shape[0], 1, 1});
+  b.parameter(out, tensor, {x.shape[0], 1, 1}, graph::TensorRole::Other);
   return out;
 }
 
@@ -89,7 +89,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
       auto query = dense(b, tokens, name + "_Query", attn / "to_query", dim, dim, true);
       auto key = dense(b, tokens, name + "_Key", attn / "to_key", dim, dim, true);
       auto global = b.node(NodeType::Linear, name + "_Global_Query", {1, dim}, {query}, attn);
-      b.parameter(global, attn("w_g"), {dim, 1});
+      b.parameter(global, attn("w_g"), {dim, 1}, graph::TensorRole::Other);
       auto gated = b.node(NodeType::Add, name + "_Gate", key.shape, {key, global});
       auto out = dense(b, gated, name + "_Proj", attn / "proj", dim, dim, true);
       out = add(b, out, query, name + "_Query_Add");

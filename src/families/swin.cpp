@@ -37,7 +37,7 @@ Stages stages(GraphBuilder& b, const Value& input, std::int64_t grid_h, std::int
                      .v = self / "value", .o = attn / "output" / "dense", .qkv_bias = qkv_bias,
                      .dropout = attention_dropout, .output_dropout = hidden_dropout});
       swin::attend_in_windows(b, h, w, grid_h, grid_w, s, j == 0);
-      b.parameter(h, self("relative_position_bias_table"), {(2 * window - 1) * (2 * window - 1), heads[s]});
+      b.parameter(h, self("relative_position_bias_table"), {(2 * window - 1) * (2 * window - 1), heads[s]}, graph::TensorRole::Embedding);
       b.buffer(h, self("relative_position_index"), {window * window, window * window}, DType::I64);
       auto residual = add(b, h, x, n.add(1));
       h = norm(b, residual, n.norm(2, NormKind::LayerNorm), {l / "layernorm_after"});

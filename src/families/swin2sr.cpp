@@ -80,7 +80,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   if (c.flag({"use_absolute_embeddings"}, false)) {
     x = b.node(NodeType::LearnedPosEmbed, "Position_Embedding", x.shape, {x}, emb);
     const std::int64_t table = (configured / patch) * (configured / patch);
-    b.parameter(x, emb("position_embeddings"), {1, table + 1, s.embed});
+    b.parameter(x, emb("position_embeddings"), {1, table + 1, s.embed}, graph::TensorRole::Embedding);
     if (grid_h * grid_w != table)
       b.fail(x, fmt::format("position_embeddings hold {} patches; the image makes {}", table, grid_h * grid_w));
   }

@@ -19,14 +19,14 @@ Embedded embed(GraphBuilder& b, const Value& pixels, const Scope& emb, const Emb
   out.grid_h = ceil_div(s.image, s.patch);
   out.grid_w = ceil_div(s.image, s.patch);
   auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", {out.grid_h * out.grid_w, s.dim}, {pixels}, projection);
-  b.parameter(x, projection("weight"), {s.dim, s.channels, s.patch, s.patch});
-  b.parameter(x, projection("bias"), {s.dim});
+  b.parameter(x, projection("weight"), {s.dim, s.channels, s.patch, s.patch}, graph::TensorRole::Conv);
+  b.parameter(x, projection("bias"), {s.dim}, graph::TensorRole::Bias);
   x = norm(b, x, "Embed_LayerNorm", {emb / "norm"});
   if (s.absolute) {
     // Sized for the configured image (plus one row the reference allocates); another size does not add up.
     const std::int64_t rows = ceil_div(s.configured_image, s.patch) * ceil_div(s.configured_image, s.patch) + 1;
     auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", x.shape, {x}, emb);
-    b.parameter(pos, emb("position_embeddings"), {1, rows, s.dim});
+    b.parameter(pos, emb("position_embeddings"), {1, rows, s.dim}, graph::TensorRole::Embedding);
     if (s.image != s.configured_image)
       b.fail(pos, fmt::format("absolute position embeddings are sized for a {}-pixel image, not {}",
                               s.configured_image, s.image));

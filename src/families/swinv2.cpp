@@ -33,11 +33,11 @@ Value swinv2::layer(GraphBuilder& b, const Value& x, const swin::Settings& setti
                       .k_bias = false});
   swin::attend_in_windows(b, h, spec.window, spec.grid_h, spec.grid_w, spec.stage, spec.first);
   b.at(h).attention->sdpa = false;
-  b.parameter(h, self("logit_scale"), {spec.heads, 1, 1});
+  b.parameter(h, self("logit_scale"), {spec.heads, 1, 1}, graph::TensorRole::Other);
   const Scope mlp = self / "continuous_position_bias_mlp";
-  b.parameter(h, (mlp / 0)("weight"), {kPositionBiasHidden, 2});
-  b.parameter(h, (mlp / 0)("bias"), {kPositionBiasHidden});
-  b.parameter(h, (mlp / 2)("weight"), {spec.heads, kPositionBiasHidden});
+  b.parameter(h, (mlp / 0)("weight"), {kPositionBiasHidden, 2}, graph::TensorRole::Linear);
+  b.parameter(h, (mlp / 0)("bias"), {kPositionBiasHidden}, graph::TensorRole::Bias);
+  b.parameter(h, (mlp / 2)("weight"), {spec.heads, kPositionBiasHidden}, graph::TensorRole::Linear);
   h = norm(b, h, n.norm(1, NormKind::LayerNorm), {l / "layernorm_before"});
   auto residual = add(b, h, x, n.add(1));
   h = feed_forward(b, residual, n.ffn(),

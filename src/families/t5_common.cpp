@@ -105,7 +105,7 @@ class StackBuilder {
     const Scope stack = root_ / "encoder";
     Value x = ids;
     if (embedded) {
-      b_.tied(x, (stack / "embed_tokens")("weight"), {d_.vocab, d_.d_model}, shared);
+      b_.tied(x, (stack / "embed_tokens")("weight"), {d_.vocab, d_.d_model}, shared, graph::TensorRole::Embedding);
       b_.at(x).dropout = d_.dropout;
     } else {
       x = embed(ids, "Token_Embedding", stack, shared, true);
@@ -161,8 +161,8 @@ class StackBuilder {
     Shape shape = ids.shape;
     shape.push_back(d_.d_model);
     auto x = b_.node(graph::NodeType::Embedding, name, shape, {ids}, Scope(shared.substr(0, shared.rfind('.'))));
-    if (owns_shared) b_.parameter(x, shared, {d_.vocab, d_.d_model});
-    b_.tied(x, (stack / "embed_tokens")("weight"), {d_.vocab, d_.d_model}, shared);
+    if (owns_shared) b_.parameter(x, shared, {d_.vocab, d_.d_model}, graph::TensorRole::Embedding);
+    b_.tied(x, (stack / "embed_tokens")("weight"), {d_.vocab, d_.d_model}, shared, graph::TensorRole::Embedding);
     b_.at(x).dropout = d_.dropout;
     return x;
   }
@@ -220,7 +220,7 @@ class StackBuilder {
     at.sdpa = false;
     at.query_len = std::max<std::int64_t>(seq / std::max<std::int64_t>(blocks, 1), 1);
     at.kv_len = 3 * block + summaries;
-    if (global) b_.parameter(h, (attn / "global_input_layer_norm")("weight"), {d_.d_model});
+    if (global) b_.parameter(h, (attn / "global_input_layer_norm")("weight"), {d_.d_model}, graph::TensorRole::Norm);
     if (bias) add_score_bias(b_, h, *bias);
     if (global_bias) add_score_bias(b_, h, *global_bias);
     if (i == 0) {

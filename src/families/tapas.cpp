@@ -39,10 +39,10 @@ Value table_token_types(const BuildInput& in, GraphBuilder& b, const Value& x, c
 
 Value cell_selection(const BuildInput& in, GraphBuilder& b, const bert::Trunk& t, const Value& pooled) {
   auto cells = b.node(graph::NodeType::Classifier, "Cell_Selection_Head", {t.seq}, {t.x});
-  b.parameter(cells, "output_weights", {t.hidden});
-  b.parameter(cells, "output_bias", {});
-  b.parameter(cells, "column_output_weights", {t.hidden});
-  b.parameter(cells, "column_output_bias", {});
+  b.parameter(cells, "output_weights", {t.hidden}, graph::TensorRole::Other);
+  b.parameter(cells, "output_bias", {}, graph::TensorRole::Bias);
+  b.parameter(cells, "column_output_weights", {t.hidden}, graph::TensorRole::Other);
+  b.parameter(cells, "column_output_bias", {}, graph::TensorRole::Bias);
   if (const std::int64_t ops = in.config.integer({"num_aggregation_labels"}, 0); ops > 0)
     classifier(b, pooled, "Aggregation_Head", Scope("aggregation_classifier"), t.hidden, ops, true);
   return cells;

@@ -54,7 +54,7 @@ Value rect_conv(GraphBuilder& b, const Value& x, const std::string& name, const 
   const std::int64_t h = (x.shape[1] + 2 * ph - k.h) / stride + 1, w = (x.shape[2] + 2 * pw - k.w) / stride + 1;
   auto y = b.node(NodeType::Conv2d, name, {out, h, w}, {x}, module);
   b.at(y).spatial = graph::SpatialAttrs{k.h, k.w, stride, ph, 1, false};
-  b.parameter(y, module("weight"), {out, x.shape[0], k.h, k.w});
+  b.parameter(y, module("weight"), {out, x.shape[0], k.h, k.w}, graph::TensorRole::Conv);
   return y;
 }
 

@@ -51,7 +51,7 @@ Value embed(GraphBuilder& b, const Value& x, const std::string& prefix, const Sc
   auto h = dense(b, x, prefix + "Value_Embedding", stack / "value_embedding" / "value_projection", features, d_model,
                  false);
   auto pos = b.node(NodeType::LearnedPosEmbed, prefix + "Position_Embedding", h.shape, {h}, stack / "embed_positions");
-  b.parameter(pos, (stack / "embed_positions")("weight"), {positions, d_model});
+  b.parameter(pos, (stack / "embed_positions")("weight"), {positions, d_model}, graph::TensorRole::Embedding);
   // The sinusoid table is an nn.Embedding with requires_grad False.
   b.freeze(pos);
   auto out = norm(b, pos, prefix + "Embedding_LayerNorm", {stack / "layernorm_embedding"});
@@ -65,13 +65,13 @@ Value distil(GraphBuilder& b, const Value& x, const Scope& module, std::int64_t 
   const std::int64_t steps = x.shape[0], d = x.shape[1];
   auto conv = b.node(NodeType::Conv1d, fmt::format("Distil_Conv_{}", i), x.shape, {x}, module / "downConv");
   b.at(conv).conv = graph::ConvAttrs{d, d, 3, 1, 1, 1, steps, steps};
-  b.parameter(conv, (module / "downConv")("weight"), {d, d, 3});
-  b.parameter(conv, (module / "downConv")("bias"), {d});
+  b.parameter(conv, (module / "downConv")("weight"), {d, d, 3}, graph::TensorRole::Conv);
+  b.parameter(conv, (module / "downConv")("bias"), {d}, graph::TensorRole::Bias);
   const Scope bn = module / "norm";
   auto normed = b.node(NodeType::BatchNorm, fmt::format("Distil_BatchNorm_{}", i), x.shape, {conv}, bn);
   b.at(normed).activation = "elu";
-  b.parameter(normed, bn("weight"), {d});
-  b.parameter(normed, bn("bias"), {d});
+  b.parameter(normed, bn("weight"), {d}, graph::TensorRole::Norm);
+  b.parameter(normed, bn("bias"), {d}, graph::TensorRole::Bias);
   b.buffer(normed, bn("running_mean"), {d}, b.param_dtype());
   b.buffer(normed, bn("running_var"), {d}, b.param_dtype());
   b.buffer(normed, bn("num_batches_tracked"), {}, DType::I64);
@@ -129,7 +129,7 @@ Value model(const BuildInput& in, GraphBuilder& b, const Variant& variant) {
   if (static_categorical > 0)
     for (std::size_t i = 0; i < cardinality.size(); ++i)
       b.parameter(x, (Scope("embedder") / "embedders" / static_cast<std::int64_t>(i))("weight"),
-                  {cardinality[i], dims[i]});
+                  {cardinality[i], dims[i]}, graph::TensorRole::Embedding);
 
   auto layer_ffn = [&](const Value& h, const Scope& l, const std::string& name, std::int64_t ffn) {
     return feed_forward(b, h, name,
@@ -180,7 +180,7 @@ Value model(const BuildInput& in, GraphBuilder& b, const Variant& variant) {
       auto trend = b.node(NodeType::Conv1d, fmt::format("Decoder_Trend_Projection_{}", i), {y.shape[0], features},
                           {y}, l / "trend_projection");
       b.at(trend).conv = graph::ConvAttrs{d_model, features, 3, 1, 1, 1, y.shape[0], y.shape[0]};
-      b.parameter(trend, (l / "trend_projection")("weight"), {features, d_model, 3});
+      b.parameter(trend, (l / "trend_projection")("weight"), {features, d_model, 3}, graph::TensorRole::Conv);
     }
   }
   b.set_block(-1);

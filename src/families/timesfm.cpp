@@ -62,7 +62,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                   {.hidden = hidden, .heads = heads, .head_dim = head_dim, .causal = true, .module = attn,
                    .q = attn / "q_proj", .k = attn / "k_proj", .v = attn / "v_proj", .o = attn / "o_proj",
                    .require_divisible = false, .dropout = attention_dropout});
-    b.parameter(h, attn("scaling"), {head_dim});
+    b.parameter(h, attn("scaling"), {head_dim}, graph::TensorRole::Other);
     x = add(b, h, x, n.add(1));
     const Scope mlp = l / "mlp";
     h = norm(b, x, n.norm(2, NormKind::LayerNorm), {mlp / "layer_norm"});

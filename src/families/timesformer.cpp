@@ -88,16 +88,16 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const graph::Shape tokens = kind == Kind::SpaceOnly ? graph::Shape{frames * (1 + patches), hidden}
                                                       : graph::Shape{1 + frames * patches, hidden};
   auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", tokens, {pixels}, projection);
-  b.parameter(x, projection("weight"), {hidden, channels, patch, patch});
-  b.parameter(x, projection("bias"), {hidden});
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
+  b.parameter(x, projection("weight"), {hidden, channels, patch, patch}, graph::TensorRole::Conv);
+  b.parameter(x, projection("bias"), {hidden}, graph::TensorRole::Bias);
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
   if (image < patch) b.fail(x, fmt::format("a {}x{} frame is smaller than one {}x{} patch", image, image, patch, patch));
   // Sized for the configured frame; the reference interpolates them (nearest) for another size.
   x = vit::position_table(b, x, emb, (configured_image / patch) * (configured_image / patch) + 1, tokens);
   b.at(x).dropout = d.hidden_dropout;
   if (kind != Kind::SpaceOnly) {
     x = b.node(NodeType::LearnedPosEmbed, "Time_Embed", tokens, {x}, emb);
-    b.parameter(x, emb("time_embeddings"), {1, frames, hidden});
+    b.parameter(x, emb("time_embeddings"), {1, frames, hidden}, graph::TensorRole::Embedding);
     b.at(x).dropout = d.hidden_dropout;
   }
 

@@ -33,7 +33,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   auto x = b.input({seq}, "tokens", "trajectories");
   x = token_embedding(b, x, "Token_Embedding", Scope("tok_emb"), vocab * transition + 1, hidden);
   auto positions = b.node(NodeType::LearnedPosEmbed, "Position_Embedding", x.shape, {x});
-  b.parameter(positions, "pos_emb", {1, block_size, hidden});
+  b.parameter(positions, "pos_emb", {1, block_size, hidden}, graph::TensorRole::Other);
   if (seq > block_size)
     b.fail(positions, fmt::format("the trajectory's {} tokens exceed block_size {}: the reference refuses it", seq,
                                   block_size));
@@ -66,7 +66,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   // stacked weight is read once per transition (the einsum's work), not once per token.
   const std::int64_t transitions = (seq + transition - 1) / transition;
   auto head = b.node(NodeType::LMHead, "LM_Head", {transitions, transition * (vocab + 1)}, {x}, Scope("head"));
-  b.parameter(head, "head.weight", {transition, vocab + 1, hidden});
+  b.parameter(head, "head.weight", {transition, vocab + 1, hidden}, graph::TensorRole::Stacked);
   return head;
 }
 

@@ -127,15 +127,15 @@ Value adaptive_embedding(GraphBuilder& b, const Value& ids, const Scope& module,
   shape.push_back(s.d_model);
   auto out = b.node(NodeType::Embedding, "Adaptive_Embedding", shape, {ids}, module);
   if (s.div_val == 1) {
-    b.parameter(out, (module / "emb_layers" / 0)("weight"), {s.vocab, s.d_embed});
-    if (s.d_model != s.d_embed) b.parameter(out, (module / "emb_projs")("0"), {s.d_model, s.d_embed});
+    b.parameter(out, (module / "emb_layers" / 0)("weight"), {s.vocab, s.d_embed}, graph::TensorRole::Embedding);
+    if (s.d_model != s.d_embed) b.parameter(out, (module / "emb_projs")("0"), {s.d_model, s.d_embed}, graph::TensorRole::Matrix);
     return out;
   }
   for (std::size_t i = 0; i < s.clusters(); ++i)
     b.parameter(out, (module / "emb_layers" / static_cast<std::int64_t>(i))("weight"),
-                {s.cluster_end(i) - s.cluster_begin(i), s.cluster_width(i)});
+                {s.cluster_end(i) - s.cluster_begin(i), s.cluster_width(i)}, graph::TensorRole::Embedding);
   for (std::size_t i = 0; i < s.clusters(); ++i)
-    b.parameter(out, (module / "emb_projs")(std::to_string(i)), {s.d_model, s.cluster_width(i)});
+    b.parameter(out, (module / "emb_projs")(std::to_string(i)), {s.d_model, s.cluster_width(i)}, graph::TensorRole::Matrix);
   return out;
 }
 
@@ -156,14 +156,14 @@ Value relative_attention(GraphBuilder& b, const Value& x, std::int64_t i, const 
   const Shape bias{s.heads, s.d_head};
   if (!s.untie_r && i == 0) {
     // One pair on the model, declared before the layers; every layer registers it again as its own attribute.
-    b.parameter(out, root("r_w_bias"), bias);
-    b.parameter(out, root("r_r_bias"), bias);
+    b.parameter(out, root("r_w_bias"), bias, graph::TensorRole::Bias);
+    b.parameter(out, root("r_r_bias"), bias, graph::TensorRole::Bias);
   }
   for (const char* name : {"r_r_bias", "r_w_bias"}) {
     if (s.untie_r)
-      b.parameter(out, module(name), bias);
+      b.parameter(out, module(name), bias, graph::TensorRole::Other);
     else
-      b.tied(out, module(name), bias, root(name));
+      b.tied(out, module(name), bias, root(name), graph::TensorRole::Other);
   }
   const std::int64_t width = s.heads * s.d_head;
   linear_tensors(b, out, module / "qkv_net", s.d_model, 3 * width, false);
@@ -223,8 +223,8 @@ Value adaptive_softmax(GraphBuilder& b, const Value& x, const Config& c, const S
   // The head scores the shortlist and one logit per tail cluster against d_embed-wide cluster rows.
   if (!s.cutoffs.empty()) {
     const auto tails = static_cast<std::int64_t>(s.cutoffs.size());
-    b.parameter(out, crit("cluster_weight"), {tails, s.d_embed});
-    b.parameter(out, crit("cluster_bias"), {tails});
+    b.parameter(out, crit("cluster_weight"), {tails, s.d_embed}, graph::TensorRole::Matrix);
+    b.parameter(out, crit("cluster_bias"), {tails}, graph::TensorRole::Bias);
   }
   const std::size_t layers = s.div_val == 1 ? 1 : s.clusters();
   for (std::size_t i = 0; i < layers; ++i) {
@@ -233,10 +233,10 @@ Value adaptive_softmax(GraphBuilder& b, const Value& x, const Config& c, const S
     const std::int64_t width = s.div_val == 1 ? s.d_embed : s.cluster_width(i);
     const std::string table = (embedding / "emb_layers" / static_cast<std::int64_t>(i))("weight");
     if (tie_layers)
-      b.tied(out, layer("weight"), {rows, width}, table);
+      b.tied(out, layer("weight"), {rows, width}, table, graph::TensorRole::Linear);
     else
-      b.parameter(out, layer("weight"), {rows, width});
-    b.parameter(out, layer("bias"), {rows});
+      b.parameter(out, layer("weight"), {rows, width}, graph::TensorRole::Linear);
+    b.parameter(out, layer("bias"), {rows}, graph::TensorRole::Bias);
   }
   // One projection per cluster (div_val 1: [d_model, d_embed] each, none when d_embed == d_model); a tied one
   // aliases the embedding's projection of that cluster (div_val 1: its only one).
@@ -253,9 +253,9 @@ Value adaptive_softmax(GraphBuilder& b, const Value& x, const Config& c, const S
     const std::string name = (crit / "out_projs")(std::to_string(i));
     const bool tie = i < tie_projs.size() && tie_projs[i] && !clone;
     if (tie)
-      b.tied(out, name, {s.d_model, width}, (embedding / "emb_projs")(s.div_val == 1 ? "0" : std::to_string(i)));
+      b.tied(out, name, {s.d_model, width}, (embedding / "emb_projs")(s.div_val == 1 ? "0" : std::to_string(i)), graph::TensorRole::Matrix);
     else
-      b.parameter(out, name, {s.d_model, width});
+      b.parameter(out, name, {s.d_model, width}, graph::TensorRole::Matrix);
   }
   if (x.shape.back() != s.d_model)
     b.fail(out, fmt::format("expects {} features, receives {}", s.d_model, x.shape.back()));

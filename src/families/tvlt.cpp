@@ -89,32 +89,32 @@ Value tvlt_model(GraphBuilder& b, SharedParameters& p, const Config& c, const Sc
   const Scope pix = root / "pixel_embeddings";
   const Scope pix_conv = pix / "patch_embeddings" / "projection";
   auto v = b.node(NodeType::PatchEmbed, "Pixel_Patch_Embed", {g.frames * g.patches_per_image(), h}, {pixels}, pix_conv);
-  p(v, pix_conv("weight"), {h, g.image_channels, g.image_patch.h, g.image_patch.w});
-  p(v, pix_conv("bias"), {h});
+  p(v, pix_conv("weight"), {h, g.image_channels, g.image_patch.h, g.image_patch.w}, graph::TensorRole::Conv);
+  p(v, pix_conv("bias"), {h}, graph::TensorRole::Bias);
   if (g.patches_per_image() < 1)
     b.fail(v, fmt::format("image_size {}x{} holds no {}x{} patch", g.image.h, g.image.w, g.image_patch.h,
                           g.image_patch.w));
   // Position, temporal and type embeddings are added to every patch; masking then keeps `keep_pixels` of them.
   v = b.node(NodeType::LearnedPosEmbed, "Pixel_Pos_Embed", {keep_pixels, h}, {v}, pix);
-  p(v, pix("type_embed_v"), {1, 1, h});
-  p(v, pix("temporal_embed"), {1, g.frames, h});
-  p(v, pix("pos_embed_v"), {1, g.patches_per_image(), h});
+  p(v, pix("type_embed_v"), {1, 1, h}, graph::TensorRole::Embedding);
+  p(v, pix("temporal_embed"), {1, g.frames, h}, graph::TensorRole::Embedding);
+  p(v, pix("pos_embed_v"), {1, g.patches_per_image(), h}, graph::TensorRole::Embedding);
 
   const Scope aud = root / "audio_embeddings";
   const Scope aud_conv = aud / "patch_embeddings" / "projection";
   auto a = b.node(NodeType::PatchEmbed, "Audio_Patch_Embed", {g.audio_patches(), h}, {audio}, aud_conv);
-  p(a, aud_conv("weight"), {h, g.audio_channels, g.audio_patch.h, g.audio_patch.w});
-  p(a, aud_conv("bias"), {h});
+  p(a, aud_conv("weight"), {h, g.audio_channels, g.audio_patch.h, g.audio_patch.w}, graph::TensorRole::Conv);
+  p(a, aud_conv("bias"), {h}, graph::TensorRole::Bias);
   if (g.freq_patches() < 1)
     b.fail(a, fmt::format("frequency_length {} holds no {}-bin patch", g.frequency, g.audio_patch.w));
   a = b.node(NodeType::LearnedPosEmbed, "Audio_Pos_Embed", {keep_audio, h}, {a}, aud);
-  p(a, aud("type_embed_a"), {1, 1, h});
-  p(a, aud("pos_embed_a"), {1, g.freq_patches() > 0 ? g.audio_patches() / g.freq_patches() : 0, h});
-  p(a, aud("freq_embed"), {1, g.freq_patches(), h});
+  p(a, aud("type_embed_a"), {1, 1, h}, graph::TensorRole::Embedding);
+  p(a, aud("pos_embed_a"), {1, g.freq_patches() > 0 ? g.audio_patches() / g.freq_patches() : 0, h}, graph::TensorRole::Embedding);
+  p(a, aud("freq_embed"), {1, g.freq_patches(), h}, graph::TensorRole::Embedding);
 
   // torch.cat of the CLS embedding, the video and the audio tokens: a parameter-free join.
   auto x = b.node(NodeType::Add, "Concat_Tokens", {1 + keep_pixels + keep_audio, h}, {v, a});
-  p(x, root("cls_embedding"), {1, 1, h});
+  p(x, root("cls_embedding"), {1, 1, h}, graph::TensorRole::Other);
   x = tvlt_layers(b, p, x, enc);
   if (!c.flag({"use_mean_pooling"}, false)) x = p.layer_norm(x, "Final_LayerNorm", root / "layernorm");
   return x;
@@ -230,8 +230,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     auto y = b.node(NodeType::Linear, "Encoder_To_Decoder", {keep, dec.hidden}, {x}, Scope("encoder_to_decoder"));
     p.linear(y, Scope("encoder_to_decoder"), enc.hidden, dec.hidden);
     y = b.node(NodeType::LearnedPosEmbed, "Decoder_Pos_Embed", {total, dec.hidden}, {y});
-    p(y, fmt::format("{}_mask_token", modality), {1, 1, dec.hidden});
-    for (const auto& [name, shape] : embeds) p(y, name, shape);
+    p(y, fmt::format("{}_mask_token", modality), {1, 1, dec.hidden}, graph::TensorRole::Other);
+    for (const auto& [name, shape] : embeds) p(y, name, shape, graph::TensorRole::Embedding);
     y = tvlt_layers(b, p, y, dec);
     y = p.layer_norm(y, "Decoder_LayerNorm", Scope("decoder") / "layernorm");
     const Scope head(fmt::format("{}_mae_head", modality));

@@ -77,8 +77,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     const Scope proj = Scope("patch_embed") / "proj";
     auto patches = patch_embed(g, pixels, "Patch_Embedding", {.projection = proj, .channels = channels,
                                                                  .dim = d_model, .patch = patch});
-    g.tied(patches, "encoder.embed_patches.proj.weight", {d_model, channels, patch, patch}, proj("weight"));
-    g.tied(patches, "encoder.embed_patches.proj.bias", {d_model}, proj("bias"));
+    g.tied(patches, "encoder.embed_patches.proj.weight", {d_model, channels, patch, patch}, proj("weight"), graph::TensorRole::Conv);
+    g.tied(patches, "encoder.embed_patches.proj.bias", {d_model}, proj("bias"), graph::TensorRole::Bias);
     if (size != configured)
       g.fail(patches, fmt::format("UdopPatchEmbeddings accepts only {}x{} images (image_size), not {}x{}",
                                   configured, configured, size, size));
@@ -88,8 +88,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     auto joined = g.node(graph::NodeType::Add, "Join_Text_And_Patches", {seq, d_model}, {tokens, patches});
     const Scope cell = Scope("encoder") / "cell_2d_embedding";
     auto boxes = g.node(graph::NodeType::Embedding, "Cell_2D_Embedding", {seq, d_model}, {joined}, cell);
-    g.parameter(boxes, (cell / "x_position_embeddings")("weight"), {cells, d_model});
-    g.parameter(boxes, (cell / "y_position_embeddings")("weight"), {cells, d_model});
+    g.parameter(boxes, (cell / "x_position_embeddings")("weight"), {cells, d_model}, graph::TensorRole::Embedding);
+    g.parameter(boxes, (cell / "y_position_embeddings")("weight"), {cells, d_model}, graph::TensorRole::Embedding);
     g.at(tokens).dropout = 0.0;
     auto out = add(g, boxes, joined, "Add_Cell_Embedding");
     g.at(out).dropout = dropout;
@@ -104,7 +104,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
       const Scope table = aggregated / static_cast<std::int64_t>(k) / "relative_attention_bias";
       // 4.47's UdopStack._tie_weights ties every 1d table to block 0's.
       if (tables[k].type == "1d") {
-        g.tied(bias, table("weight"), {tables[k].rows, heads}, block0);
+        g.tied(bias, table("weight"), {tables[k].rows, heads}, block0, graph::TensorRole::Linear);
         if (tables[k].rows != c.integer({"relative_attention_num_buckets"}, 32))
           g.fail(bias, fmt::format("the 1d relative bias has {} buckets but block 0's table {}; the tie needs one shape",
                                    tables[k].rows, c.integer({"relative_attention_num_buckets"}, 32)));
@@ -112,7 +112,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
       }
       if (decoder) {
         // The decoder's stack owns these tables but its forward never reads them.
-        g.parameter(bias, table("weight"), {tables[k].rows, heads});
+        g.parameter(bias, table("weight"), {tables[k].rows, heads}, graph::TensorRole::Linear);
         continue;
       }
       auto extra = relative_position_bias(g, bias, fmt::format("{}_Relative_Bias_{}", tables[k].type, k),

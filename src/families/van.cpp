@@ -23,7 +23,7 @@ using graph::NodeType;
 
 Value channel_scale(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module) {
   auto out = b.node(NodeType::LayerScale, name, x.shape, {x}, module);
-  b.parameter(out, module("weight"), {x.shape.empty() ? 0 : x.shape.front()});
+  b.parameter(out, module("weight"), {x.shape.empty() ? 0 : x.shape.front()}, graph::TensorRole::Norm);
   return out;
 }
 

@@ -15,8 +15,8 @@ Value tubelet_stem(GraphBuilder& b, const Clip& clip, const Tubelet& tubelet, co
   auto pixels = b.input({clip.frames, clip.channels, clip.image, clip.image}, "pixels");
   auto out = b.node(NodeType::PatchEmbed, "Tubelet_Embed", {extra_tokens + tubelet_tokens(clip, tubelet, clip.image), hidden},
                     {pixels}, projection);
-  b.parameter(out, projection("weight"), {hidden, clip.channels, tubelet.t, tubelet.h, tubelet.w});
-  b.parameter(out, projection("bias"), {hidden});
+  b.parameter(out, projection("weight"), {hidden, clip.channels, tubelet.t, tubelet.h, tubelet.w}, graph::TensorRole::Conv);
+  b.parameter(out, projection("bias"), {hidden}, graph::TensorRole::Bias);
   if (clip.frames < tubelet.t || clip.image < tubelet.h || clip.image < tubelet.w)
     b.fail(out, fmt::format("a clip of {} frames of {}x{} is smaller than one {}x{}x{} tubelet", clip.frames,
                             clip.image, clip.image, tubelet.t, tubelet.h, tubelet.w));

@@ -44,8 +44,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     for (std::size_t k = first_node; k < b.graph().nodes.size(); ++k)
       if (b.graph().nodes[k].attention) {
         const Value attn{static_cast<int>(k), b.graph().nodes[k].out};
-        b.parameter(attn, self("q_bias"), {hidden});
-        b.parameter(attn, self("v_bias"), {hidden});
+        b.parameter(attn, self("q_bias"), {hidden}, graph::TensorRole::Bias);
+        b.parameter(attn, self("v_bias"), {hidden}, graph::TensorRole::Bias);
         break;
       }
   }

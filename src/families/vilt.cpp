@@ -37,7 +37,7 @@ Value image_stream(const BuildInput& in, GraphBuilder& b, const Scope& emb, std:
   const Config& c = in.config;
   const vit::Geometry g = vit::read_geometry(in, {384, 384, false}, 32);
   auto x = vit::pixel_stem(b, g, emb / "patch_embeddings" / "projection", hidden, 1);
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
   const std::int64_t patches = g.input_patches();
   const std::int64_t max_length = c.integer({"max_image_length"}, -1);
   const std::int64_t kept = max_length > 0 ? std::min(patches, max_length) : patches;
@@ -63,7 +63,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   // One modality table serves both streams (index 0 for text, image_token_type_idx for patches).
   auto modality = b.node(NodeType::Embedding, "Modality_Embedding", {text.shape[0] + image.shape[0], hidden},
                          {text, image}, emb / "token_type_embeddings");
-  b.parameter(modality, (emb / "token_type_embeddings")("weight"), {c.dim({"modality_type_vocab_size"}, 2), hidden});
+  b.parameter(modality, (emb / "token_type_embeddings")("weight"), {c.dim({"modality_type_vocab_size"}, 2), hidden}, graph::TensorRole::Embedding);
 
   const vit::EncoderSpec spec{.layers = Scope("encoder") / "layer",
                               .hidden = hidden,

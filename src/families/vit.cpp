@@ -21,8 +21,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   Scope emb = root / "embeddings";
   auto x = vit::pixel_stem(b, g, emb / "patch_embeddings" / "projection", hidden, 1);
   vit::refuse_other_sizes(b, x, g, "ViT");
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
-  if (mim) b.parameter(x, emb("mask_token"), {1, 1, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
+  if (mim) b.parameter(x, emb("mask_token"), {1, 1, hidden}, graph::TensorRole::Other);
   x = vit::position_table(b, x, emb, g.configured_patches() + 1, x.shape);
 
   enc.layers = root / "encoder" / "layer";

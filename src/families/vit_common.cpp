@@ -42,8 +42,8 @@ Value pixel_stem(GraphBuilder& b, const Geometry& g, const Scope& projection, st
   // A rectangular kernel: the same Conv2d, which the square-patch block does not describe.
   auto out = b.node(NodeType::PatchEmbed, "Patch_Embed", {extra_tokens + g.input_patches(), hidden}, {pixels},
                     projection);
-  b.parameter(out, projection("weight"), {hidden, g.channels, g.patch.h, g.patch.w});
-  b.parameter(out, projection("bias"), {hidden});
+  b.parameter(out, projection("weight"), {hidden, g.channels, g.patch.h, g.patch.w}, graph::TensorRole::Conv);
+  b.parameter(out, projection("bias"), {hidden}, graph::TensorRole::Bias);
   if (g.input.h < g.patch.h || g.input.w < g.patch.w)
     b.fail(out, fmt::format("image {}x{} is smaller than one {}x{} patch", g.input.h, g.input.w, g.patch.h, g.patch.w));
   return out;
@@ -61,7 +61,7 @@ void refuse_other_sizes(GraphBuilder& b, const Value& patch_embed, const Geometr
 
 Value position_table(GraphBuilder& b, const Value& x, const Scope& embeddings, std::int64_t rows, graph::Shape out) {
   auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", std::move(out), {x}, embeddings);
-  b.parameter(pos, embeddings("position_embeddings"), {1, rows, x.shape.back()});
+  b.parameter(pos, embeddings("position_embeddings"), {1, rows, x.shape.back()}, graph::TensorRole::Embedding);
   return pos;
 }
 
@@ -152,8 +152,8 @@ Value simmim_decoder(GraphBuilder& b, const Value& x, std::int64_t tokens, const
   while ((side + 1) * (side + 1) <= tokens) ++side;
   Scope conv = Scope("decoder") / 0;
   auto out = b.node(NodeType::Linear, "MIM_Decoder", {g.channels, side * stride, side * stride}, {x}, Scope("decoder"));
-  b.parameter(out, conv("weight"), {stride * stride * g.channels, hidden, 1, 1});
-  b.parameter(out, conv("bias"), {stride * stride * g.channels});
+  b.parameter(out, conv("weight"), {stride * stride * g.channels, hidden, 1, 1}, graph::TensorRole::Conv);
+  b.parameter(out, conv("bias"), {stride * stride * g.channels}, graph::TensorRole::Bias);
   if (side * side != tokens)
     b.fail(out, fmt::format("the decoder folds the {} patch tokens into a square grid, which needs a square number "
                             "of patches (a square image)",

@@ -91,9 +91,9 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t grid_h = features.shape.size() == 3 ? features.shape[1] / patch : 0;
   const std::int64_t grid_w = features.shape.size() == 3 ? features.shape[2] / patch : 0;
   auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", {1 + grid_h * grid_w, hidden}, {features}, patches / "projection");
-  b.parameter(x, (patches / "projection")("weight"), {hidden, feature_dim, patch, patch});
-  b.parameter(x, (patches / "projection")("bias"), {hidden});
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
+  b.parameter(x, (patches / "projection")("weight"), {hidden, feature_dim, patch, patch}, graph::TensorRole::Conv);
+  b.parameter(x, (patches / "projection")("bias"), {hidden}, graph::TensorRole::Bias);
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
   if (trunk.channels[stage] != feature_dim)
     b.fail(x, fmt::format("backbone_featmap_shape gives {} channels, the backbone's feature map has {}", feature_dim,
                           trunk.channels[stage]));

@@ -24,7 +24,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   Scope emb = root / "embeddings";
   auto x = vit::pixel_stem(b, g, emb / "patch_embeddings" / "projection", hidden, 1);
   vit::refuse_other_sizes(b, x, g, "ViT-MAE");
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
   const std::int64_t patches = x.shape.front() - 1;
   // Python's int() truncates the same IEEE product.
   const auto kept = static_cast<std::int64_t>(static_cast<double>(patches) * (1.0 - mask_ratio));
@@ -48,8 +48,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   x = dense(b, x, "Decoder_Embed", dec / "decoder_embed", hidden, d.hidden, true);
   // Mask tokens fill the dropped patches before the decoder's own (frozen) positions are added.
   auto pos = b.node(NodeType::LearnedPosEmbed, "Decoder_Pos_Embed", {1 + patches, d.hidden}, {x}, dec);
-  b.parameter(pos, dec("mask_token"), {1, 1, d.hidden});
-  b.parameter(pos, dec("decoder_pos_embed"), {1, g.configured_patches() + 1, d.hidden});
+  b.parameter(pos, dec("mask_token"), {1, 1, d.hidden}, graph::TensorRole::Other);
+  b.parameter(pos, dec("decoder_pos_embed"), {1, g.configured_patches() + 1, d.hidden}, graph::TensorRole::Embedding);
   x = vit::vit_layers(b, pos, d);
   x = norm(b, x, "Decoder_LayerNorm", {dec / "decoder_norm"});
   const std::int64_t pixels = g.patch.h * g.patch.w * g.channels;

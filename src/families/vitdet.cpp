@@ -102,8 +102,8 @@ vitdet::Output vitdet::model(const BuildInput& in, GraphBuilder& b) {
     }
     if (relative) {
       const std::int64_t rh = in_windows ? window : configured_h, rw = in_windows ? window : configured_w;
-      b.parameter(attention, attn("rel_pos_h"), {2 * rh - 1, head_dim});
-      b.parameter(attention, attn("rel_pos_w"), {2 * rw - 1, head_dim});
+      b.parameter(attention, attn("rel_pos_h"), {2 * rh - 1, head_dim}, graph::TensorRole::Other);
+      b.parameter(attention, attn("rel_pos_w"), {2 * rw - 1, head_dim}, graph::TensorRole::Other);
     }
     if (listed(residual, i)) {
       const Scope r = l / "residual";

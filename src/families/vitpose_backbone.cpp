@@ -34,8 +34,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t rows = (g.input.h + 4 - g.patch.h) / g.patch.h + 1;
   const std::int64_t cols = (g.input.w + 4 - g.patch.w) / g.patch.w + 1;
   auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", {rows * cols, hidden}, {pixels}, proj);
-  b.parameter(x, proj("weight"), {hidden, g.channels, g.patch.h, g.patch.w});
-  b.parameter(x, proj("bias"), {hidden});
+  b.parameter(x, proj("weight"), {hidden, g.channels, g.patch.h, g.patch.w}, graph::TensorRole::Conv);
+  b.parameter(x, proj("bias"), {hidden}, graph::TensorRole::Bias);
   if (g.input_differs())
     b.fail(x, fmt::format("VitPose accepts only its configured image_size {}x{} (it has no position interpolation); "
                           "a {}x{} image is refused. Run at the configured size",

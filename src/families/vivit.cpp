@@ -30,7 +30,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Scope root = in.head == Head::Base ? Scope() : Scope("vivit");
   const Scope emb = root / "embeddings";
   auto x = video::tubelet_stem(b, clip, tubelet, emb / "patch_embeddings" / "projection", hidden, 1);
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
   video::refuse_other_sizes(b, x, clip, "ViViT");
   x = vit::position_table(b, x, emb, video::tubelet_tokens(clip, tubelet, clip.configured_image) + 1, x.shape);
   b.at(x).dropout = c.number({"hidden_dropout_prob"}, 0.0);

@@ -71,7 +71,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   auto context = dense(b, x, "Predictor_Embeddings", embeddings / "predictor_embeddings", enc.hidden, pred.hidden, true);
   // The context tokens followed by one mask token per target: every token is both by default.
   auto h = b.node(NodeType::LearnedPosEmbed, "Predictor_Mask_Tokens", {2 * tokens, pred.hidden}, {context}, embeddings);
-  b.parameter(h, embeddings("mask_tokens"), {mask_tokens, 1, 1, pred.hidden});
+  b.parameter(h, embeddings("mask_tokens"), {mask_tokens, 1, 1, pred.hidden}, graph::TensorRole::Embedding);
   h = layers(b, h, pred, predictor / "layer", activation, qkv_bias, attention_dropout, enc.layers);
   h = norm(b, h, "Predictor_LayerNorm", {predictor / "layernorm"});
   // Only the targets are projected back to the encoder's width.

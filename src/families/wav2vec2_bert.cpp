@@ -107,7 +107,7 @@ graph::Value build(const BuildInput& in, GraphBuilder& b) {
   x = norm(b, x, "Feature_Projection_LayerNorm", {projection / "layer_norm"});
   x = dense(b, x, "Feature_Projection", projection / "projection", input_dim, d.hidden, true);
   b.at(x).dropout = c.number({"feat_proj_dropout"}, 0.0);
-  if (masked_spec) b.parameter(x, root("masked_spec_embed"), {d.hidden});
+  if (masked_spec) b.parameter(x, root("masked_spec_embed"), {d.hidden}, graph::TensorRole::Embedding);
 
   const Scope encoder = root / "encoder";
   for (std::int64_t i = 0; i < layers; ++i) {

@@ -54,8 +54,8 @@ Value squeeze(GraphBuilder& b, const Value& x, const Scope& encoder, const Squee
                   {.module = pos, .in_channels = s.hidden, .out_channels = s.hidden, .kernel = s.kernel,
                    .stride = s.factor, .padding = s.kernel / 2, .groups = s.groups, .activation = s.activation,
                    .custom_weight = true});
-  b.parameter(p, pos("weight_g"), {1, 1, s.kernel});
-  b.parameter(p, pos("weight_v"), {s.hidden, s.hidden / s.groups, s.kernel});
+  b.parameter(p, pos("weight_g"), {1, 1, s.kernel}, graph::TensorRole::Other);
+  b.parameter(p, pos("weight_v"), {s.hidden, s.hidden / s.groups, s.kernel}, graph::TensorRole::Conv);
   const std::int64_t positions = std::max<std::int64_t>(p.shape.front() - (s.kernel % 2 == 0 ? 1 : 0), 0);
   const std::int64_t pooled = frames / s.factor;
   const std::int64_t kept = std::min(positions, pooled);
@@ -109,7 +109,7 @@ Value wavlm_layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& 
                                    .heads = a.heads});
   auto attn = attention(b, in, names.attention(), a);
   const std::int64_t head_dim = a.heads > 0 ? a.hidden / a.heads : 0;
-  b.parameter(attn, a.module("gru_rel_pos_const"), {1, a.heads, 1, 1});
+  b.parameter(attn, a.module("gru_rel_pos_const"), {1, a.heads, 1, 1}, graph::TensorRole::Other);
   linear_tensors(b, attn, a.module / "gru_rel_pos_linear", head_dim, 8, true);
   add_score_bias(b, attn, *bias);
   auto sum = add(b, attn, x, names.add(1));
@@ -144,7 +144,7 @@ Value heads(const BuildInput& in, GraphBuilder& b, const Value& encoded, std::in
     }
     case Head::SequenceClassification: {
       const std::int64_t proj = c.dim({"classifier_proj_size"}, projection_default);
-      if (c.flag({"use_weighted_layer_sum"}, false)) b.parameter(x, "layer_weights", {layers + 1});
+      if (c.flag({"use_weighted_layer_sum"}, false)) b.parameter(x, "layer_weights", {layers + 1}, graph::TensorRole::Other);
       x = dense(b, x, "Projector", Scope("projector"), hidden, proj, true);
       auto pooled = b.node(graph::NodeType::Pooler, "Mean_Pool", {proj}, {x});
       return classifier(b, pooled, "Classifier", Scope("classifier"), proj, in.num_labels(), true);
@@ -243,7 +243,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     x = dense(b, x, "Feature_Projection", projection / "projection", channels, hidden, true);
   }
   b.at(x).dropout = c.number({"feat_proj_dropout"}, 0.0);
-  if (masked_spec) b.parameter(x, root("masked_spec_embed"), {hidden});
+  if (masked_spec) b.parameter(x, root("masked_spec_embed"), {hidden}, graph::TensorRole::Embedding);
 
   // Positional convolution: kernel K with padding K/2 gives one extra frame when K is even,
   // which the reference's SamePad trims. weight_norm stores weight_g [1, 1, K] and weight_v.
@@ -254,9 +254,9 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     // saved and loaded, and no frame goes through them.
     const Scope pos = encoder / "pos_conv_embed" / "conv";
     auto unused = b.node(graph::NodeType::Linear, "Positional_Conv (unused)", {hidden}, {}, pos);
-    b.parameter(unused, pos("bias"), {hidden});
-    b.parameter(unused, pos("weight_g"), {1, 1, pos_kernel});
-    b.parameter(unused, pos("weight_v"), {hidden, hidden / pos_groups, pos_kernel});
+    b.parameter(unused, pos("bias"), {hidden}, graph::TensorRole::Bias);
+    b.parameter(unused, pos("weight_g"), {1, 1, pos_kernel}, graph::TensorRole::Other);
+    b.parameter(unused, pos("weight_v"), {hidden, hidden / pos_groups, pos_kernel}, graph::TensorRole::Conv);
     b.note("encoder.pos_conv_embed is built but never called by Wav2Vec2ConformerEncoder: its weights are saved "
            "and loaded, get no gradient, and AdamW keeps no state for them (the plan still counts both)");
     if (positions == conformer::Positions::Rotary) {
@@ -282,8 +282,8 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
                   .padding = pos_kernel / 2, .groups = pos_groups,
                   .activation = stacked_positions ? std::string() : conv_act, .custom_weight = !stacked_positions});
       if (!stacked_positions) {
-        b.parameter(p, pos("weight_g"), {1, 1, pos_kernel});
-        b.parameter(p, pos("weight_v"), {hidden, hidden / pos_groups, pos_kernel});
+        b.parameter(p, pos("weight_g"), {1, 1, pos_kernel}, graph::TensorRole::Other);
+        b.parameter(p, pos("weight_v"), {hidden, hidden / pos_groups, pos_kernel}, graph::TensorRole::Conv);
       }
       b.at(p).out.front() = frames;
       p.shape.front() = frames;

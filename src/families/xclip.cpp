@@ -11,84 +11,23 @@
 
 #include "blocks/seq2seq.hpp"
 #include "families/clip_common.hpp"
-#include "families/vit_common.hpp"
+#include "families/xclip_common.hpp"
 
 namespace neurarch::families {
 namespace {
 
 using namespace blocks;
 using graph::NodeType;
-
-struct TowerDims {
-  std::int64_t hidden, intermediate, layers, heads;
-  std::string activation;
-  double attention_dropout = 0.0;
-};
-
-AttentionSpec self_attention_spec(const Scope& module, const TowerDims& d) {
-  return AttentionSpec{.hidden = d.hidden, .heads = d.heads, .module = module, .q = module / "q_proj",
-                       .k = module / "k_proj", .v = module / "v_proj", .o = module / "out_proj",
-                       .dropout = d.attention_dropout};
-}
-
-FeedForwardSpec mlp_spec(const Scope& mlp, const TowerDims& d) {
-  return FeedForwardSpec{.hidden = d.hidden, .intermediate = d.intermediate, .activation = d.activation,
-                         .module = mlp, .up = mlp / "fc1", .down = mlp / "fc2"};
-}
-
-// XCLIPVisionModel over `frames` images: embeddings, pre_layernorm, the cross-frame encoder; returns the encoder's
-// last state [frames, 1 + patches, hidden] and sets `pooled` to the post-layernormed class tokens [frames, hidden].
-Value vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root, const TowerDims& d,
-                   std::int64_t frames, Value& pooled) {
-  const BuildInput sub{c, in.class_name, in.head, in.requested_seq, in.requested_image_size};
-  const vit::Geometry g = vit::read_geometry(sub, {224, 224, false}, 32);
-  const Scope emb = root / "embeddings";
-  const Scope conv = emb / "patch_embedding";
-  auto pixels = b.input({frames, g.channels, g.input.h, g.input.w}, "pixels");
-  const std::int64_t seq = 1 + g.input_patches();
-  auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", {frames, seq, d.hidden}, {pixels}, conv);
-  b.parameter(x, emb("class_embedding"), {d.hidden});
-  b.parameter(x, conv("weight"), {d.hidden, g.channels, g.patch.h, g.patch.w});
-  if (g.input.h < g.patch.h || g.input.w < g.patch.w)
-    b.fail(x, fmt::format("image {}x{} is smaller than one {}x{} patch", g.input.h, g.input.w, g.patch.h, g.patch.w));
-  vit::refuse_other_sizes(b, x, g, "X-CLIP");
-  auto pos = b.node(NodeType::LearnedPosEmbed, "Learned_Pos_Embed", x.shape, {x}, emb / "position_embedding");
-  b.parameter(pos, (emb / "position_embedding")("weight"), {g.configured_patches() + 1, d.hidden});
-  x = norm(b, pos, "Pre_LayerNorm", {root / "pre_layernorm"});
-
-  for (std::int64_t i = 0; i < d.layers; ++i) {
-    b.set_block(static_cast<int>(i));
-    const Scope l = root / "encoder" / "layers" / i;
-    const BlockNames n{i};
-    // One message token per frame: its class token through message_fc, attended across the frames.
-    auto message = dense(b, Value{x.node, {frames, d.hidden}}, fmt::format("Message_FC_{}", i), l / "message_fc",
-                         d.hidden, d.hidden, true);
-    auto message_in = norm(b, message, fmt::format("Message_LayerNorm_{}", i), {l / "message_ln"});
-    auto across = attention(b, message_in, fmt::format("Message_Attention_{}", i),
-                            self_attention_spec(l / "message_attn", d));
-    message = add(b, across, message, fmt::format("Message_Add_{}", i));
-    // The frame's sequence with its message token appended (a concatenation), for the self-attention only.
-    auto joined = b.node(NodeType::Add, fmt::format("Message_Concat_{}", i), {frames, seq + 1, d.hidden},
-                         {x, message});
-    auto h = norm(b, joined, n.norm(1, NormKind::LayerNorm), {l / "layer_norm1"});
-    h = attention(b, h, n.attention(), self_attention_spec(l / "self_attn", d));
-    h = add(b, h, joined, n.add(1));
-    const Value kept{h.node, {frames, seq, d.hidden}};  // the message token is dropped again
-    auto f = norm(b, kept, n.norm(2, NormKind::LayerNorm), {l / "layer_norm2"});
-    f = feed_forward(b, f, n.ffn(), mlp_spec(l / "mlp", d));
-    x = add(b, f, kept, n.add(2));
-  }
-  b.set_block(-1);
-  pooled = norm(b, Value{x.node, {frames, d.hidden}}, "Post_LayerNorm", {root / "post_layernorm"});
-  return x;
-}
+using xclip::TowerDims;
+using xclip::mlp_spec;
+using xclip::self_attention_spec;
 
 // XCLIPMultiframeIntegrationTransformer over the frames' projected class tokens [frames, hidden]: frame positions,
 // CLIP's (bidirectional) encoder layers, the input added back, the mean over frames.
 Value integrate_frames(GraphBuilder& b, const Value& frames_in, const Scope& root, const TowerDims& d,
                        std::int64_t frames) {
   auto x = b.node(NodeType::LearnedPosEmbed, "Frame_Pos_Embed", frames_in.shape, {frames_in}, root);
-  b.parameter(x, root("position_embedding"), {1, frames, d.hidden});
+  b.parameter(x, root("position_embedding"), {1, frames, d.hidden}, graph::TensorRole::Embedding);
   for (std::int64_t i = 0; i < d.layers; ++i) {
     b.set_block(static_cast<int>(i));
     const Scope l = root / "encoder" / "layers" / i;
@@ -110,14 +49,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Config vision_config = c.child("vision_config");
   const std::int64_t projection = c.dim({"projection_dim"}, 512);
   const std::int64_t frames = vision_config.dim({"num_frames"}, 8);
-  const std::string vision_act = vision_config.text({"hidden_act"}, "quick_gelu");
-  const double vision_attention_dropout = vision_config.number({"attention_dropout"}, 0.0);
-  const TowerDims vision{vision_config.dim({"hidden_size"}, 768), vision_config.dim({"intermediate_size"}, 3072),
-                         vision_config.dim({"num_hidden_layers"}, 12), vision_config.dim({"num_attention_heads"}, 12),
-                         vision_act, vision_attention_dropout};
+  const TowerDims vision = xclip::vision_dims(vision_config);
   const TowerDims mit{vision_config.dim({"mit_hidden_size"}, 512), vision_config.dim({"mit_intermediate_size"}, 2048),
                       vision_config.dim({"mit_num_hidden_layers"}, 1),
-                      vision_config.dim({"mit_num_attention_heads"}, 8), vision_act, vision_attention_dropout};
+                      vision_config.dim({"mit_num_attention_heads"}, 8), vision.activation, vision.attention_dropout};
 
   Value text_embeds;
   {
@@ -130,7 +65,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   Value sequence, pooled, patch_features;
   {
     graph::Nested nest(b, {.module = "", .label = "Vision_", .first_block = b.next_block()});
-    sequence = vision_tower(in, b, vision_config, Scope("vision_model"), vision, frames, pooled);
+    sequence = xclip::vision_tower(in, b, vision_config, Scope("vision_model"), vision, frames, pooled);
   }
   Value video_embeds;
   {
@@ -150,7 +85,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     auto f = norm(b, Value{sequence.node, {frames, patches, vision.hidden}}, "Prompts_Visual_LayerNorm",
                   {Scope("prompts_visual_layernorm")});
     f = b.node(NodeType::Linear, "Prompts_Visual_Projection", {frames, patches, projection}, {f});
-    b.parameter(f, "prompts_visual_projection", {vision.hidden, projection});
+    b.parameter(f, "prompts_visual_projection", {vision.hidden, projection}, graph::TensorRole::Other);
     auto visual = b.node(NodeType::Pooler, "Frame_Mean", {patches, projection}, {f});
 
     // XCLIPPromptGenerator: `layernorm` on the visual side, then pre-norm layers of cross-attention and MLP.
@@ -182,7 +117,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     }
     b.set_block(-1);
     auto scaled = b.node(NodeType::LayerScale, "Prompt_Alpha", prompt.shape, {prompt}, gen);
-    b.parameter(scaled, gen("alpha"), {projection});
+    b.parameter(scaled, gen("alpha"), {projection}, graph::TensorRole::Other);
     text_embeds = add(b, scaled, text_embeds, "Prompt_Add");
   }
   return clip::contrastive_logits(b, Value{text_embeds.node, {projection}}, video_embeds, {}, false);

@@ -27,9 +27,9 @@ Value relative_attention(GraphBuilder& b, const Value& x, std::int64_t i, const 
   attrs.c2p = true;
   b.at(out).attention = attrs;
   b.at(out).dropout = dropout;
-  for (const char* projection : {"q", "k", "v", "o", "r"}) b.parameter(out, module(projection), {d_model, heads, head_dim});
-  for (const char* bias : {"r_r_bias", "r_s_bias", "r_w_bias"}) b.parameter(out, module(bias), {heads, head_dim});
-  b.parameter(out, module("seg_embed"), {2, heads, head_dim});
+  for (const char* projection : {"q", "k", "v", "o", "r"}) b.parameter(out, module(projection), {d_model, heads, head_dim}, graph::TensorRole::Other);
+  for (const char* bias : {"r_r_bias", "r_s_bias", "r_w_bias"}) b.parameter(out, module(bias), {heads, head_dim}, graph::TensorRole::Other);
+  b.parameter(out, module("seg_embed"), {2, heads, head_dim}, graph::TensorRole::Embedding);
   if (x.shape.back() != d_model) b.fail(out, fmt::format("expects hidden size {}, receives {}", d_model, x.shape.back()));
   return out;
 }
@@ -58,7 +58,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t positions = attn_type == "bi" ? 2 * seq : seq + 1;
   auto x = b.input({seq}, "tokens");
   x = token_embedding(b, x, "Token_Embedding", root / "word_embedding", vocab, d_model);
-  b.parameter(x, root("mask_emb"), {1, 1, d_model});
+  b.parameter(x, root("mask_emb"), {1, 1, d_model}, graph::TensorRole::Other);
   b.at(x).dropout = dropout;
 
   for (std::int64_t i = 0; i < layers; ++i) {

@@ -50,7 +50,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
     b.fail(x, fmt::format("embedding_dim {} differs from hidden_size {}, which every block reads", embedding_dim, hidden));
   auto block_norm = [&](const graph::Value& v, const std::string& name, const Scope& module) {
     auto n = norm(b, v, name, {module, NormKind::RMSNorm});
-    if (bias) b.parameter(n, module("bias"), {hidden});
+    if (bias) b.parameter(n, module("bias"), {hidden}, graph::TensorRole::Bias);
     return n;
   };
   for (std::int64_t i = 0; i < layers; ++i) {

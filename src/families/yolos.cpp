@@ -37,8 +37,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   if (!g.configured.pair || g.patch.pair)
     b.fail(x, "YOLOS needs image_size as [height, width] and an int patch_size: the reference indexes "
               "image_size[0] and squares patch_size when it builds the position tables");
-  b.parameter(x, emb("cls_token"), {1, 1, hidden});
-  b.parameter(x, emb("detection_tokens"), {1, detections, hidden});
+  b.parameter(x, emb("cls_token"), {1, 1, hidden}, graph::TensorRole::Other);
+  b.parameter(x, emb("detection_tokens"), {1, detections, hidden}, graph::TensorRole::Other);
   auto pos = vit::position_table(b, x, emb, g.configured_patches() + detections + 1, x.shape);
   x = pos;
 
@@ -48,7 +48,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     const std::int64_t mid_rows = 1 + g.configured.h * g.configured.w / (patch * patch) + detections;
     mid_table = b.node(NodeType::LearnedPosEmbed, "Mid_Pos_Embed", {enc.count - 1, x.shape.front(), hidden}, {pos},
                        root / "encoder");
-    b.parameter(mid_table, (root / "encoder")("mid_position_embeddings"), {enc.count - 1, 1, mid_rows, hidden});
+    b.parameter(mid_table, (root / "encoder")("mid_position_embeddings"), {enc.count - 1, 1, mid_rows, hidden}, graph::TensorRole::Embedding);
     if (mid_rows - 1 - detections != g.configured_patches())
       b.fail(mid_table, fmt::format("the mid position tables hold {} patch rows, which do not fold into the {}x{} "
                                     "patch grid of the configured image_size",

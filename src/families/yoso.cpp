@@ -14,7 +14,7 @@ namespace {
 void value_conv(const BuildInput& in, graph::GraphBuilder& b, const graph::Value& attention, const graph::Scope& self,
                 std::int64_t heads) {
   if (!in.config.has("conv_window")) return;
-  b.parameter(attention, self("conv.weight"), {heads, 1, in.config.dim({"conv_window"}), 1});
+  b.parameter(attention, self("conv.weight"), {heads, 1, in.config.dim({"conv_window"}), 1}, graph::TensorRole::Conv);
 }
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {

@@ -54,13 +54,13 @@ Value mixer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& m, con
                                          .projection = 2 * d.inner};
   const std::int64_t per_head = d.mamba_heads > 0 ? d.inner / d.mamba_heads : 0;
   linear_tensors(b, out, m / "in_proj", d.hidden, 2 * d.inner, d.proj_bias);
-  b.parameter(out, (m / "conv1d")("weight"), {d.inner, 1, d.conv_kernel});
-  if (d.conv_bias) b.parameter(out, (m / "conv1d")("bias"), {d.inner});
-  b.parameter(out, m("x_proj_weight"), {d.mamba_heads, d.dt_rank + 2 * d.state, per_head});
-  b.parameter(out, m("dt_proj_weight"), {d.mamba_heads, per_head, d.dt_rank});
-  b.parameter(out, m("dt_proj_bias"), {d.mamba_heads, per_head});
-  b.parameter(out, m("A_log"), {d.mamba_heads, per_head, d.state});
-  b.parameter(out, m("D"), {d.mamba_heads, per_head});
+  b.parameter(out, (m / "conv1d")("weight"), {d.inner, 1, d.conv_kernel}, graph::TensorRole::Conv);
+  if (d.conv_bias) b.parameter(out, (m / "conv1d")("bias"), {d.inner}, graph::TensorRole::Bias);
+  b.parameter(out, m("x_proj_weight"), {d.mamba_heads, d.dt_rank + 2 * d.state, per_head}, graph::TensorRole::Stacked);
+  b.parameter(out, m("dt_proj_weight"), {d.mamba_heads, per_head, d.dt_rank}, graph::TensorRole::Stacked);
+  b.parameter(out, m("dt_proj_bias"), {d.mamba_heads, per_head}, graph::TensorRole::Bias);
+  b.parameter(out, m("A_log"), {d.mamba_heads, per_head, d.state}, graph::TensorRole::Other);
+  b.parameter(out, m("D"), {d.mamba_heads, per_head}, graph::TensorRole::Other);
   linear_tensors(b, out, m / "out_proj", d.inner, d.hidden, d.proj_bias);
   if (d.mamba_heads <= 0 || d.inner % d.mamba_heads != 0)
     b.fail(out, fmt::format("n_mamba_heads {} does not divide the {} mixer channels", d.mamba_heads, d.inner));
@@ -78,17 +78,18 @@ Value shared_block(GraphBuilder& b, const Value& x, const Value& embeddings, std
                    std::int64_t owner_layer, const Dims& d, double attention_dropout) {
   const Scope st = root / "layers" / i / "shared_transf";
   const Scope owner = root / "layers" / owner_layer / "shared_transf";
-  auto declare = [&](const Value& node, const Scope& module, std::string_view leaf, graph::Shape shape) {
+  auto declare = [&](const Value& node, const Scope& module, std::string_view leaf, graph::Shape shape,
+                     graph::TensorRole role) {
     const std::string rel = module.path().substr(st.path().size());
     if (i == owner_layer)
-      b.parameter(node, module(leaf), std::move(shape));
+      b.parameter(node, module(leaf), std::move(shape), role);
     else
-      b.tied(node, module(leaf), std::move(shape), Scope(owner.path() + rel)(leaf));
+      b.tied(node, module(leaf), std::move(shape), Scope(owner.path() + rel)(leaf), role);
   };
   const std::int64_t seq = x.shape.front();
   auto n1 = b.node(NodeType::RMSNorm, fmt::format("Shared_RMSNorm_{}_1", i), {seq, d.attention_hidden},
                    {x, embeddings}, st / "input_layernorm");
-  declare(n1, st / "input_layernorm", "weight", {d.attention_hidden});
+  declare(n1, st / "input_layernorm", "weight", {d.attention_hidden}, graph::TensorRole::Norm);
   if (x.shape.back() + embeddings.shape.back() != d.attention_hidden)
     b.fail(n1, fmt::format("the hidden state and embeddings concatenate to {} channels, but attention_hidden_size is "
                            "{}",
@@ -102,21 +103,21 @@ Value shared_block(GraphBuilder& b, const Value& x, const Value& embeddings, std
   b.at(a).attention = graph::AttentionAttrs{.heads = d.heads, .kv_heads = d.kv_heads, .head_dim = d.head_dim,
                                             .query_len = seq, .kv_len = seq, .causal = true,
                                             .dropout = attention_dropout};
-  declare(a, attn / "q_proj", "weight", {d.heads * d.head_dim, d.attention_hidden});
-  declare(a, attn / "k_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden});
-  declare(a, attn / "v_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden});
-  declare(a, attn / "o_proj", "weight", {d.hidden, d.heads * d.head_dim});
+  declare(a, attn / "q_proj", "weight", {d.heads * d.head_dim, d.attention_hidden}, graph::TensorRole::Linear);
+  declare(a, attn / "k_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden}, graph::TensorRole::Linear);
+  declare(a, attn / "v_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden}, graph::TensorRole::Linear);
+  declare(a, attn / "o_proj", "weight", {d.hidden, d.heads * d.head_dim}, graph::TensorRole::Linear);
   if (d.kv_heads <= 0 || d.heads % d.kv_heads != 0)
     b.fail(a, fmt::format("{} KV heads do not divide {} query heads", d.kv_heads, d.heads));
 
   auto n2 = b.node(NodeType::RMSNorm, fmt::format("Shared_RMSNorm_{}_2", i), a.shape, {a}, st / "pre_ff_layernorm");
-  declare(n2, st / "pre_ff_layernorm", "weight", {d.hidden});
+  declare(n2, st / "pre_ff_layernorm", "weight", {d.hidden}, graph::TensorRole::Norm);
   const Scope ff = st / "feed_forward";
   auto f = b.node(NodeType::GatedFeedForward, BlockNames{i}.ffn(), n2.shape, {n2}, ff);
   b.at(f).feed_forward = graph::FeedForwardAttrs{d.hidden, d.intermediate, d.activation, true};
-  declare(f, ff / "gate_proj", "weight", {d.intermediate, d.hidden});
-  declare(f, ff / "up_proj", "weight", {d.intermediate, d.hidden});
-  declare(f, ff / "down_proj", "weight", {d.hidden, d.intermediate});
+  declare(f, ff / "gate_proj", "weight", {d.intermediate, d.hidden}, graph::TensorRole::Linear);
+  declare(f, ff / "up_proj", "weight", {d.intermediate, d.hidden}, graph::TensorRole::Linear);
+  declare(f, ff / "down_proj", "weight", {d.hidden, d.intermediate}, graph::TensorRole::Linear);
   return f;
 }
 

@@ -133,8 +133,8 @@ void domain_vote(GraphBuilder& b, const Config& c, const Value& x, const Scope& 
       linear_tensors(b, t, l / "linear1", hidden, intermediate, true);
       linear_tensors(b, t, l / "linear2", intermediate, hidden, true);
       for (const char* p : {"norm1", "norm2"}) {
-        b.parameter(t, (l / p)("weight"), {hidden});
-        b.parameter(t, (l / p)("bias"), {hidden});
+        b.parameter(t, (l / p)("weight"), {hidden}, graph::TensorRole::Norm);
+        b.parameter(t, (l / p)("bias"), {hidden}, graph::TensorRole::Bias);
       }
       continue;
     }
@@ -192,8 +192,8 @@ Value metric_head(GraphBuilder& b, const Config& c, const Value& bottleneck, con
                 fmt::format("the metric head builds 4 attractors and reads {} entries", h.attractors.size()));
   // The attractor of configuration `name`, layer i (multiple heads: n_attractors keeps its default, 16).
   auto conv_tensors = [&](const Value& owner, const Scope& m, std::int64_t from, std::int64_t to) {
-    b.parameter(owner, m("weight"), {to, from, 1, 1});
-    b.parameter(owner, m("bias"), {to});
+    b.parameter(owner, m("weight"), {to, from, 1, 1}, graph::TensorRole::Conv);
+    b.parameter(owner, m("bias"), {to}, graph::TensorRole::Bias);
   };
   auto attractor_scope = [&](const std::string& name, std::int64_t i) {
     return multiple ? head / "attractors" / name / i : head / "attractors" / i;

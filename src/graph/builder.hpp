@@ -58,14 +58,18 @@ class GraphBuilder {
   Value node(NodeType type, std::string name, Shape out, std::initializer_list<Value> inputs,
              const Scope& module = Scope());
 
-  void parameter(const Value& owner, std::string name, Shape shape);
+  /// A parameter `owner` reads; `role` says what it is to that op (see TensorRole), so the planners never
+  /// guess it from the name.
+  void parameter(const Value& owner, std::string name, Shape shape, TensorRole role);
   void buffer(const Value& owner, std::string name, Shape shape, DType dtype);
   /// Marks the parameters `owner` has declared so far as frozen (requires_grad False in the reference).
   void freeze(const Value& owner);
   /// Marks every parameter declared so far whose full state-dict name `frozen` accepts.
   void freeze_if(const std::function<bool(std::string_view name)>& frozen);
   /// A parameter that aliases `target` (tied embeddings): used by the node, not saved.
-  void tied(const Value& owner, std::string name, Shape shape, std::string target);
+  /// `role` is what the alias is to `owner`, which may differ from the target's (a head tied to the embedding
+  /// table multiplies by it: Linear).
+  void tied(const Value& owner, std::string name, Shape shape, std::string target, TensorRole role);
   /// Records the first reason the graph cannot run; later failures are consequences.
   void fail(const Value& at, std::string reason);
   /// A remark that does not stop the forward pass (e.g. positions extrapolated by RoPE).

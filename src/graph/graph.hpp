@@ -61,6 +61,26 @@ std::string_view node_type_name(NodeType t);
 
 enum class TensorKind { Parameter, Buffer };
 
+/// What a parameter is to the op that reads it, stated where the block declares it. The planners decide
+/// from it which tensors autocast copies, PEFT adapts and bitsandbytes stores in 4 bits; nothing
+/// downstream guesses it from the name, the rank or the declaration order.
+enum class TensorRole {
+  Linear,    ///< an nn.Linear's 2-D weight (or transformers' Conv1D's): a matmul PEFT adapts and QLoRA stores in 4 bits
+  Matrix,    ///< a bare 2-D nn.Parameter used as a matmul weight (in_proj_weight, DBRX's flat experts): not a module PEFT adapts
+  Stacked,   ///< matrices stacked in one nn.Parameter (routed experts' [experts, out, in], Griffin's block-diagonal gates
+             ///< [heads, block, block]): one matmul per slice, neither adapted nor quantized
+  Conv,      ///< a convolution's kernel ([out, in / groups, k...], a weight-normed kernel's weight_v): a matmul autocast copies, never adapted
+  Bias,      ///< added to an op's output (also stacked expert biases, LSTM gate biases)
+  Norm,      ///< a normalisation's scale (LayerNorm, RMSNorm, GroupNorm weight)
+  Embedding, ///< a table read by index: token, position, type, relative-position and codebook tables
+  Other,     ///< anything else: class and mask tokens, layer scales, SSM A_log and D, temperatures; and every buffer
+};
+
+/// Whether the op multiplies its input by this tensor as a matrix: autocast keeps a half-precision copy for backward.
+constexpr bool is_matmul_role(TensorRole r) {
+  return r == TensorRole::Linear || r == TensorRole::Matrix || r == TensorRole::Stacked || r == TensorRole::Conv;
+}
+
 struct TensorSpec {
   std::string name;  ///< exact Hugging Face state-dict name
   Shape shape;       ///< PyTorch order
@@ -68,6 +88,7 @@ struct TensorSpec {
   TensorKind kind = TensorKind::Parameter;
   int node = -1;        ///< owning node
   std::string tied_to;  ///< non-empty: an alias of that tensor, which save_pretrained drops
+  TensorRole role = TensorRole::Other;  ///< declared by the block (GraphBuilder::parameter); Other for buffers
   /// requires_grad is off in the reference (DETR's stem, Whisper's sinusoid): saved and counted, but no
   /// gradient, optimizer state or autocast cache.
   bool frozen = false;

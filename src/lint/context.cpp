@@ -202,7 +202,7 @@ std::optional<DType> Context::declared_dtype() const {
 double Context::matmul_share(const std::function<bool(const graph::TensorSpec&, const Node&)>& pick) const {
   double total = 0, picked = 0;
   for (const auto& t : r_.graph.tensors) {
-    if (t.node < 0 || t.shape.size() < 2 || !t.name.ends_with("weight")) continue;
+    if (t.node < 0 || t.kind != graph::TensorKind::Parameter || !graph::is_matmul_role(t.role)) continue;
     const Node& n = r_.graph.nodes.at(static_cast<std::size_t>(t.node));
     // Heads over a pooled vector run once per input, not once per token: negligible work.
     if (!is_weight_gemm(n.type) || n.out.size() < 2) continue;

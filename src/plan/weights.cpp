@@ -47,31 +47,24 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     const auto& node = g.nodes[static_cast<std::size_t>(t.node)];
     auto& r = roles[i];
     r.tensor = static_cast<int>(i);
-    // Routed experts' matrices are matmul weights whatever their layout: stacked [experts, out, in]
-    // (GraniteMoE's ParallelExperts) or bare parameters (DBRX's w1/v1/w2), one matmul per expert.
-    // Stacked expert biases ([experts, width], GPT-OSS's gate_up_proj_bias) are added, not multiplied.
-    const bool expert_matrix = node.moe && t.shape.size() >= 2 && !t.name.ends_with("bias") &&
-                               std::find(node.moe->routed_tensors.begin(), node.moe->routed_tensors.end(),
-                                         static_cast<int>(i)) != node.moe->routed_tensors.end();
-    // Linear [out, in], Conv1d [out, in / groups, k] and Conv2d [out, in / groups, kh, kw] weights; a
-    // weight-normed convolution multiplies by weight_g * weight_v / |weight_v|: weight_v is its matrix.
-    bool is_weight = t.kind == graph::TensorKind::Parameter &&
-                     (((t.name.ends_with("weight") || t.name.ends_with("weight_v")) && t.shape.size() >= 2 &&
-                       t.shape.size() <= 4) ||
-                      expert_matrix);
-    r.matmul = is_weight && uses_matmul(node.type);
+    // The role the block declared (graph::TensorRole) says what the tensor is to its op; the node's type says
+    // whether that op runs as a matmul autocast casts.
+    r.matmul = t.kind == graph::TensorKind::Parameter && graph::is_matmul_role(t.role) && uses_matmul(node.type);
     r.head = node.type == NodeType::LMHead || node.type == NodeType::Classifier;
     r.trained = t.kind == graph::TensorKind::Parameter && !t.frozen &&
                 (s.mode == Mode::Full || node.type == NodeType::Classifier);
-    // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions are left alone.
-    // Only nn.Linear modules (a `.weight` of rank 2) are adapted: not stacked or bare parameters (expert
-    // matrices, nn.MultiheadAttention's in_proj_weight, Gemma 3's mm_input_projection_weight).
+    // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions, bare and stacked
+    // parameters (expert matrices, nn.MultiheadAttention's in_proj_weight, Gemma 3's mm_input_projection_weight)
+    // are left alone: only a tensor declared TensorRole::Linear is adapted.
     const bool named = !s.lora_targets.empty() && std::find(s.lora_targets.begin(), s.lora_targets.end(),
                                                             leaf_module(t.name)) != s.lora_targets.end();
     // A head is adapted only when it is named (PEFT target "lm_head", litgpt's lora_head).
-    r.lora_target = r.matmul && (!r.head || named) && t.shape.size() == 2 && t.name.ends_with(".weight") &&
+    r.lora_target = r.matmul && t.role == graph::TensorRole::Linear && (!r.head || named) &&
                     node.type != NodeType::PatchEmbed && (s.lora_targets.empty() || named);
-    r.quantized = s.mode == Mode::QLoRA && r.matmul && (!r.head || s.quantize_head) && t.shape.size() == 2;
+    // Two-dimensional matrices are stored in 4 bits; convolutions and stacked matrices stay in 16.
+    r.quantized = s.mode == Mode::QLoRA && r.matmul &&
+                  (t.role == graph::TensorRole::Linear || t.role == graph::TensorRole::Matrix) &&
+                  (!r.head || s.quantize_head);
     if (r.lora_target) {
       r.lora_parameters = s.lora_rank * (t.shape[0] + t.shape[1]);
       // DoRA's magnitude: one value per output feature (peft/tuners/lora/dora.py).

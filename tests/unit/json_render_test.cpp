@@ -33,7 +33,7 @@ TEST(JsonRender, EscapesStrings) {
   auto x = b.input({4}, "tokens");
   x = b.node(neurarch::graph::NodeType::Linear, "odd \"name\"\t\\ \x01", {4, 2}, {x},
              neurarch::graph::Scope("path\\with\"quotes"));
-  b.parameter(x, "w\"eight\n", {2, 2});
+  b.parameter(x, "w\"eight\n", {2, 2}, neurarch::graph::TensorRole::Linear);
   neurarch::report::Report r;
   r.graph = b.finish(x);
   EXPECT_EQ(nlohmann::json::parse(neurarch::render::json(r)), neurarch::render::to_json(r));
