@@ -1,0 +1,23 @@
+// CLIPSeg's text tower alone (models/clipseg/modeling_clipseg.py, transformers 5.24): CLIPSegTextModel is CLIP's
+// causal text transformer with CLIP's defaults; pooler_output is the EOS token's state.
+// Its modules sit at the root: transformers 5.x saves the tower without 4.x's `text_model.` wrapper.
+#include "families/clip_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+using namespace blocks;
+
+Value build(const BuildInput& in, GraphBuilder& b) {
+  return clip::text_tower(in, b, in.config, clip::Variant::Clip, Scope()).pooled;
+}
+
+}  // namespace
+
+const Family& clipseg_text_model_family() {
+  static const Family family{"clipseg_text_model", "models/clipseg/modeling_clipseg.py", classes("CLIPSegText"),
+                             build};
+  return family;
+}
+
+}  // namespace neurarch::families

@@ -1,0 +1,23 @@
+// InstructBlipVisionModel alone (models/instructblip/modeling_instructblip.py, transformers 5.24): BLIP-2's vision
+// tower (blip_common.hpp) with its modules at the root (embeddings, encoder, post_layernorm) and BLIP-2's defaults
+// (1408 wide, 39 layers, 14-pixel patches at 224, q and v biases); pooler_output is the class token, layernormed again.
+#include "families/blip_common.hpp"
+
+namespace neurarch::families {
+namespace {
+
+using namespace blocks;
+
+Value build(const BuildInput& in, GraphBuilder& b) {
+  return blip::vision_tower(in, b, in.config, blip::kBlip2Vision, Scope()).pooled;
+}
+
+}  // namespace
+
+const Family& instructblip_vision_model_family() {
+  static const Family family{"instructblip_vision_model", "models/instructblip/modeling_instructblip.py",
+                             classes("InstructBlipVision"), build};
+  return family;
+}
+
+}  // namespace neurarch::families
