@@ -51,6 +51,16 @@ endforeach()
 
 include(${CMAKE_CURRENT_LIST_DIR}/PrecompiledHeaders.cmake)
 neurarch_precompile(neurarch_src_families)
+# The families are four in five of src/'s files and each is small: compiled 16 to a translation unit,
+# the headers they share are parsed and their common templates instantiated once per 16 (docs/building.md).
+# Each family file keeps its helpers in a namespace named after the file (<file>_impl), so files can
+# share a unit; a clash is a compile error in the unity build (the default, and what CI builds).
+option(NEURARCH_UNITY_FAMILIES "Compile the family files 16 to a translation unit" ON)
+if(NEURARCH_UNITY_FAMILIES)
+  set_target_properties(neurarch_src_families PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 16)
+endif()
+neurarch_precompile_json(neurarch_src_report neurarch_src_render neurarch_src_lint neurarch_src_model neurarch_src_pipeline
+                         neurarch_src_calibration neurarch_src_track neurarch_src_server neurarch_src_cli)
 
 file(GLOB_RECURSE neurarch_layered_files CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/*.cpp ${CMAKE_SOURCE_DIR}/src/*.hpp
      ${CMAKE_SOURCE_DIR}/src/*.h ${CMAKE_SOURCE_DIR}/src/*.def ${CMAKE_SOURCE_DIR}/src/*.inc)

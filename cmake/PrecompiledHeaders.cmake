@@ -13,3 +13,20 @@ function(neurarch_precompile target)
                               <string_view> <vector>)
   endif()
 endfunction()
+
+# The folders above the report (the verifier, the renderers, the pipeline, the validators, the tracker,
+# the server and the command line) read and write JSON in almost every file: there the JSON library,
+# fmt and <filesystem> are precompiled once and the one header is shared by every such folder (their
+# compile flags are the same). Measured on g++ 12 -O3: 0.8-1.8 s less per file (src/track/views.cpp 6.0 s
+# -> 5.2 s, src/render/json.cpp 10.4 s -> 8.5 s); a file that does not use JSON would pay 0.2 s for it,
+# so the lower folders stay without.
+function(neurarch_precompile_json first)
+  if(NOT NEURARCH_PCH)
+    return()
+  endif()
+  target_precompile_headers(${first} PRIVATE <nlohmann/json.hpp> <fmt/format.h> <filesystem> <algorithm>
+                            <functional> <map> <memory> <optional> <string> <string_view> <vector>)
+  foreach(target IN LISTS ARGN)
+    target_precompile_headers(${target} REUSE_FROM ${first})
+  endforeach()
+endfunction()

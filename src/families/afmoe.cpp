@@ -8,6 +8,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace afmoe_impl {
 namespace {
 
 std::vector<std::int64_t> attention_windows(const Config& c, std::int64_t layers) {
@@ -87,10 +88,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace afmoe_impl
 
 const Family& afmoe_family() {
   static const Family family{"afmoe", "models/afmoe/modeling_afmoe.py", classes("Afmoe", {heads::ForCausalLM}),
-                             build};
+                             afmoe_impl::build};
   return family;
 }
 

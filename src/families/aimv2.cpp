@@ -6,6 +6,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace aimv2_impl {
 namespace {
 
 using namespace blocks;
@@ -34,9 +35,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace aimv2_impl
 
 const Family& aimv2_family() {
-  static const Family family{"aimv2", "models/aimv2/modeling_aimv2.py", classes("Aimv2"), build};
+  static const Family family{"aimv2", "models/aimv2/modeling_aimv2.py", classes("Aimv2"), aimv2_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families::aimv2 {
+namespace aimv2_common_impl {
 namespace {
 
 using namespace blocks;
@@ -63,9 +64,11 @@ Value attention_pooling(GraphBuilder& b, const Value& x, const Scope& head, cons
 }
 
 }  // namespace
+}  // namespace aimv2_common_impl
+using namespace aimv2_common_impl;
 
 Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root, const VisionVariant& v) {
-  const Dims d = read_dims(c, {.hidden = 1024, .intermediate = 2816, .layers = 24, .heads = 8});
+  const aimv2_common_impl::Dims d = aimv2_common_impl::read_dims(c, {.hidden = 1024, .intermediate = 2816, .layers = 24, .heads = 8});
   const BuildInput sub{c, in.class_name, in.head, in.requested_seq, in.requested_image_size};
   const vit::Geometry g = vit::read_geometry(sub, {224, 224, false}, 14);
   const bool native = c.flag({"is_native"}, false);
@@ -86,13 +89,13 @@ Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const
   }
   Tower t;
   t.hidden = d.hidden;
-  t.sequence = encoder(b, x, root, d, false);
-  t.pooled = v.head && c.flag({"use_head"}, true) ? attention_pooling(b, t.sequence, root / "head", d) : t.sequence;
+  t.sequence = aimv2_common_impl::encoder(b, x, root, d, false);
+  t.pooled = v.head && c.flag({"use_head"}, true) ? aimv2_common_impl::attention_pooling(b, t.sequence, root / "head", d) : t.sequence;
   return t;
 }
 
 Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root) {
-  const Dims d = read_dims(c, {.hidden = 768, .intermediate = 2048, .layers = 12, .heads = 6});
+  const aimv2_common_impl::Dims d = aimv2_common_impl::read_dims(c, {.hidden = 768, .intermediate = 2048, .layers = 12, .heads = 6});
   const std::int64_t vocab = c.dim({"vocab_size"}, 49408);
   const std::int64_t positions = c.dim({"max_position_embeddings"}, 77);
   const Scope emb = root / "embeddings";
@@ -102,7 +105,7 @@ Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const S
   Tower t;
   t.hidden = d.hidden;
   // Causal under the padding mask the tokenizer always supplies (create_causal_mask); pooled at the EOS token.
-  t.sequence = encoder(b, x, root, d, true);
+  t.sequence = aimv2_common_impl::encoder(b, x, root, d, true);
   t.pooled = Value{t.sequence.node, {d.hidden}};
   return t;
 }

@@ -4,6 +4,7 @@
 #include "families/aimv2_common.hpp"
 
 namespace neurarch::families {
+namespace aimv2_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -13,9 +14,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace aimv2_vision_model_impl
 
 const Family& aimv2_vision_model_family() {
-  static const Family family{"aimv2_vision_model", "models/aimv2/modeling_aimv2.py", classes("Aimv2Vision"), build};
+  static const Family family{"aimv2_vision_model", "models/aimv2/modeling_aimv2.py", classes("Aimv2Vision"), aimv2_vision_model_impl::build};
   return family;
 }
 

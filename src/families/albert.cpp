@@ -10,6 +10,7 @@
 #include "families/shared_parameters.hpp"
 
 namespace neurarch::families {
+namespace albert_impl {
 namespace {
 
 using namespace blocks;
@@ -134,11 +135,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace albert_impl
 
 const Family& albert_family() {
   static const Family family{"albert", "models/albert/modeling_albert.py",
                              classes("Albert", {heads::ForPreTraining, heads::ForMaskedLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             albert_impl::build};
   return family;
 }
 

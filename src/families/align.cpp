@@ -10,6 +10,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace align_impl {
 namespace {
 
 using namespace blocks;
@@ -39,9 +40,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace align_impl
 
 const Family& align_family() {
-  static const Family family{"align", "models/align/modeling_align.py", classes("Align"), build};
+  static const Family family{"align", "models/align/modeling_align.py", classes("Align"), align_impl::build};
   return family;
 }
 

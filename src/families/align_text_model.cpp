@@ -3,6 +3,7 @@
 #include "families/align_common.hpp"
 
 namespace neurarch::families {
+namespace align_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -13,9 +14,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace align_text_model_impl
 
 const Family& align_text_model_family() {
-  static const Family family{"align_text_model", "models/align/modeling_align.py", classes("AlignText"), build};
+  static const Family family{"align_text_model", "models/align/modeling_align.py", classes("AlignText"), align_text_model_impl::build};
   return family;
 }
 

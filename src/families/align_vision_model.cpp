@@ -3,6 +3,7 @@
 #include "families/align_common.hpp"
 
 namespace neurarch::families {
+namespace align_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -10,9 +11,10 @@ using namespace blocks;
 Value build(const BuildInput& in, GraphBuilder& b) { return align::vision_tower(in, b, in.config, Scope()).pooled; }
 
 }  // namespace
+}  // namespace align_vision_model_impl
 
 const Family& align_vision_model_family() {
-  static const Family family{"align_vision_model", "models/align/modeling_align.py", classes("AlignVision"), build};
+  static const Family family{"align_vision_model", "models/align/modeling_align.py", classes("AlignVision"), align_vision_model_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace altclip_impl {
 namespace {
 
 using namespace blocks;
@@ -33,9 +34,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace altclip_impl
 
 const Family& altclip_family() {
-  static const Family family{"altclip", "models/altclip/modeling_altclip.py", classes("AltCLIP"), build};
+  static const Family family{"altclip", "models/altclip/modeling_altclip.py", classes("AltCLIP"), altclip_impl::build};
   return family;
 }
 

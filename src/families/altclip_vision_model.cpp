@@ -5,6 +5,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace altclip_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -14,10 +15,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace altclip_vision_model_impl
 
 const Family& altclip_vision_model_family() {
   static const Family family{"altclip_vision_model", "models/altclip/modeling_altclip.py", classes("AltCLIPVision"),
-                             build};
+                             altclip_vision_model_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace apertus_impl {
 namespace {
 
 using namespace blocks;
@@ -43,10 +44,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace apertus_impl
 
 const Family& apertus_family() {
   static const Family family{"apertus", "models/apertus/modeling_apertus.py",
-                             classes("Apertus", {heads::ForCausalLM, heads::ForTokenClassification}), build};
+                             classes("Apertus", {heads::ForCausalLM, heads::ForTokenClassification}), apertus_impl::build};
   return family;
 }
 

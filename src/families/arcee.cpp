@@ -4,6 +4,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace arcee_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -21,11 +22,12 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace arcee_impl
 
 const Family& arcee_family() {
   static const Family family{"arcee", "models/arcee/modeling_arcee.py",
                              classes("Arcee", {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             arcee_impl::build};
   return family;
 }
 

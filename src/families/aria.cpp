@@ -19,6 +19,7 @@
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
+namespace aria_impl {
 namespace {
 
 using namespace blocks;
@@ -121,10 +122,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace aria_impl
 
 const Family& aria_family() {
   static const Family family{"aria", "models/aria/modeling_aria.py",
-                             classes("Aria", {heads::VisionLanguageGeneration}), build};
+                             classes("Aria", {heads::VisionLanguageGeneration}), aria_impl::build};
   return family;
 }
 

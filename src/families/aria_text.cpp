@@ -7,6 +7,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace aria_text_impl {
 namespace {
 
 using namespace blocks;
@@ -39,10 +40,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace aria_text_impl
 
 const Family& aria_text_family() {
   static const Family family{"aria_text", "models/aria/modeling_aria.py",
-                             classes("AriaText", {heads::ForCausalLM}), build};
+                             classes("AriaText", {heads::ForCausalLM}), aria_text_impl::build};
   return family;
 }
 

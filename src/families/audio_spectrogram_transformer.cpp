@@ -9,6 +9,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace audio_spectrogram_transformer_impl {
 namespace {
 
 using namespace blocks;
@@ -62,11 +63,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace audio_spectrogram_transformer_impl
 
 const Family& audio_spectrogram_transformer_family() {
   static const Family family{"audio_spectrogram_transformer",
                              "models/audio_spectrogram_transformer/modeling_audio_spectrogram_transformer.py",
-                             classes("AST", {{"ForAudioClassification", Head::SequenceClassification}}), build};
+                             classes("AST", {{"ForAudioClassification", Head::SequenceClassification}}), audio_spectrogram_transformer_impl::build};
   return family;
 }
 

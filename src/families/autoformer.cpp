@@ -7,15 +7,17 @@
 #include "families/time_series_common.hpp"
 
 namespace neurarch::families {
+namespace autoformer_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return time_series::model(in, b, {.autoformer = true});
 }
 }  // namespace
+}  // namespace autoformer_impl
 
 const Family& autoformer_family() {
   static const Family family{"autoformer", "models/autoformer/modeling_autoformer.py",
-                             {{"AutoformerModel", Head::Base}}, build};
+                             {{"AutoformerModel", Head::Base}}, autoformer_impl::build};
   return family;
 }
 

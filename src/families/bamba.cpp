@@ -12,6 +12,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace bamba_impl {
 namespace {
 
 using namespace blocks;
@@ -47,9 +48,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace bamba_impl
 
 const Family& bamba_family() {
-  static const Family family{"bamba", "models/bamba/modeling_bamba.py", classes("Bamba", {heads::ForCausalLM}), build};
+  static const Family family{"bamba", "models/bamba/modeling_bamba.py", classes("Bamba", {heads::ForCausalLM}), bamba_impl::build};
   return family;
 }
 

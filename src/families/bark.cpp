@@ -17,6 +17,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace bark_impl {
 namespace {
 
 using namespace blocks;
@@ -125,9 +126,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace bark_impl
 
 const Family& bark_family() {
-  static const Family family{"bark", "models/bark/modeling_bark.py", classes("Bark"), build};
+  static const Family family{"bark", "models/bark/modeling_bark.py", classes("Bark"), bark_impl::build};
   return family;
 }
 

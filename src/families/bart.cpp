@@ -4,16 +4,18 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace bart_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b, {});
 }
 }  // namespace
+}  // namespace bart_impl
 
 const Family& bart_family() {
   static const Family family{"bart", "models/bart/modeling_bart.py",
                              classes("Bart", {heads::ForConditionalGeneration, heads::ForSequenceClassification, heads::ForQuestionAnswering, heads::ForCausalLM}),
-                             build};
+                             bart_impl::build};
   return family;
 }
 

@@ -15,6 +15,7 @@
 #include "families/sliding_window.hpp"
 
 namespace neurarch::families::bart {
+namespace bart_common_impl {
 namespace {
 
 using namespace blocks;
@@ -474,14 +475,16 @@ class StackBuilder {
 };
 
 }  // namespace
+}  // namespace bart_common_impl
+using namespace bart_common_impl;
 
 Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   const Config& c = in.config;
-  const Dims d = read_dims(c, layout);
+  const bart_common_impl::Dims d = bart_common_impl::read_dims(c, layout);
   const bool tie = c.flag({"tie_word_embeddings"}, true);
   // scale_embedding multiplies the embeddings by sqrt(d_model): read for the report, no tensor.
   static_cast<void>(c.flag({"scale_embedding"}, layout.defaults.scale_embedding));
-  StackBuilder stacks(in, b, d, layout);
+  bart_common_impl::StackBuilder stacks(in, b, d, layout);
   // Learned tables leave offset rows unused; the sinusoid stored as a weight has exactly max_positions.
   // Classification and QA decode the source shifted right, so their source must also fit the
   // decoder's table (LED's is shorter than its encoder's).

@@ -90,17 +90,19 @@ Value beit_model(const BuildInput& in, GraphBuilder& b, std::string_view prefix,
 
 }  // namespace vit
 
+namespace beit_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return vit::beit_model(in, b, "beit", true); }
 
 }  // namespace
+}  // namespace beit_impl
 
 const Family& beit_family() {
   static const Family family{"beit", "models/beit/modeling_beit.py",
                              classes("Beit",
                                      {heads::ForImageClassification, {"ForMaskedImageModeling", Head::MaskedLM}}),
-                             build};
+                             beit_impl::build};
   return family;
 }
 

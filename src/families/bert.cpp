@@ -6,6 +6,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace bert_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -15,11 +16,12 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace bert_impl
 
 const Family& bert_family() {
   static const Family family{"bert", "models/bert/modeling_bert.py",
                              classes("Bert", {heads::ForPreTraining, heads::ForMaskedLM, heads::LMHeadModel, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             bert_impl::build};
   return family;
 }
 

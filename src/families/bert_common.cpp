@@ -8,6 +8,7 @@
 #include "families/decoder_feed.hpp"
 
 namespace neurarch::families::bert {
+namespace bert_common_impl {
 namespace {
 
 using namespace blocks;
@@ -127,6 +128,8 @@ bool has_pooler(PoolerUse use, Head head) {
 }
 
 }  // namespace
+}  // namespace bert_common_impl
+using namespace bert_common_impl;
 
 Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const Feed& feed) {
   const Config& c = in.config;
@@ -140,7 +143,7 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
   const bool cross = layout.cross_attention_when_decoder
                          ? is_decoder
                          : layout.cross_attention && c.flag({"add_cross_attention"}, false);
-  Dims d{.hidden = c.dim({"hidden_size"}, def.hidden),
+  bert_common_impl::Dims d{.hidden = c.dim({"hidden_size"}, def.hidden),
          .heads = c.dim({"num_attention_heads"}, def.heads),
          .intermediate = c.dim({"intermediate_size"}, def.intermediate),
          .max_positions = c.dim({"max_position_embeddings"}, def.max_positions),
@@ -226,7 +229,7 @@ Trunk trunk(const BuildInput& in, GraphBuilder& b, const Layout& layout, const F
   for (std::int64_t i = 0; i < layers; ++i) {
     b.set_block(static_cast<int>(i));
     Scope l = t.root / "encoder" / "layer" / i;
-    LayerBuilder layer(in, b, layout, d, i);
+    bert_common_impl::LayerBuilder layer(in, b, layout, d, i);
     x = layer.attention_sublayer(x, l / "attention", fmt::format("Attention_{}", i), d.relative);
     if (cross && memory) {
       x = layer.attention_sublayer(x, l / "crossattention", fmt::format("Cross_Attention_{}", i),
@@ -255,7 +258,7 @@ Value qa_head(GraphBuilder& b, const Value& x, std::int64_t hidden, std::int64_t
 }
 
 std::optional<Value> pooler(const BuildInput& in, GraphBuilder& b, const Layout& layout, const Trunk& t) {
-  if (!has_pooler(layout.pooler, in.head)) return std::nullopt;
+  if (!bert_common_impl::has_pooler(layout.pooler, in.head)) return std::nullopt;
   return blocks::pooler(b, t.x, "Pooler", t.root / layout.pooler_module, t.hidden);
 }
 
@@ -265,10 +268,10 @@ Value heads(const BuildInput& in, GraphBuilder& b, const Layout& layout, const T
   switch (in.head) {
     case Head::PreTraining:
       classifier(b, *pool, "NSP_Head", Scope("cls") / "seq_relationship", t.hidden, 2, true);
-      return mlm_head(in, b, layout, t);
+      return bert_common_impl::mlm_head(in, b, layout, t);
     case Head::CausalLM:
     case Head::MaskedLM:
-      return mlm_head(in, b, layout, t);
+      return bert_common_impl::mlm_head(in, b, layout, t);
     case Head::SequenceClassification: {
       if (layout.heads == HeadStyle::Bert)
         return classifier(b, *pool, "Classifier", Scope("classifier"), t.hidden, in.num_labels(), true);

@@ -6,6 +6,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace bert_generation_impl {
 namespace {
 
 using namespace blocks;
@@ -27,12 +28,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace bert_generation_impl
 
 const Family& bert_generation_family() {
   static const Family family{"bert-generation",
                              "models/bert_generation/modeling_bert_generation.py",
                              {{"BertGenerationEncoder", Head::Base}, {"BertGenerationDecoder", Head::CausalLM}},
-                             build};
+                             bert_generation_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace big_bird_impl {
 namespace {
 
 using namespace blocks;
@@ -53,11 +54,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace big_bird_impl
 
 const Family& big_bird_family() {
   static const Family family{"big_bird", "models/big_bird/modeling_big_bird.py",
                              classes("BigBird", {heads::ForPreTraining, heads::ForMaskedLM, heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             big_bird_impl::build};
   return family;
 }
 

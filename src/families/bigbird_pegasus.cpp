@@ -7,6 +7,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace bigbird_pegasus_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b,
@@ -22,11 +23,12 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                       .final_norm = "layernorm_embedding"});
 }
 }  // namespace
+}  // namespace bigbird_pegasus_impl
 
 const Family& bigbird_pegasus_family() {
   static const Family family{"bigbird_pegasus", "models/bigbird_pegasus/modeling_bigbird_pegasus.py",
                              classes("BigBirdPegasus", {heads::ForConditionalGeneration, heads::ForSequenceClassification, heads::ForQuestionAnswering, heads::ForCausalLM}),
-                             build};
+                             bigbird_pegasus_impl::build};
   return family;
 }
 

@@ -8,6 +8,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace biogpt_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -48,11 +49,12 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace biogpt_impl
 
 const Family& biogpt_family() {
   static const Family family{"biogpt", "models/biogpt/modeling_biogpt.py",
                              classes("BioGpt", {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             biogpt_impl::build};
   return family;
 }
 

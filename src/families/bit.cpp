@@ -6,6 +6,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace bit_impl {
 namespace {
 
 using namespace blocks;
@@ -25,10 +26,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace bit_impl
 
 const Family& bit_family() {
   static const Family family{"bit", "models/bit/modeling_bit.py",
-                             classes("Bit", {heads::ForImageClassification}), build};
+                             classes("Bit", {heads::ForImageClassification}), bit_impl::build};
   return family;
 }
 

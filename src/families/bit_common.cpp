@@ -13,6 +13,7 @@ namespace neurarch::families::bit {
 
 using namespace blocks;
 
+namespace bit_common_impl {
 namespace {
 
 // The reference's make_div: round to a multiple of 8, never more than 10% below the request.
@@ -43,6 +44,8 @@ struct ConvNames {
 };
 
 }  // namespace
+}  // namespace bit_common_impl
+using namespace bit_common_impl;
 
 Settings read_settings(const Config& c) {
   Settings s;
@@ -67,7 +70,7 @@ Settings read_settings(const Config& c) {
 }
 
 Trunk trunk(GraphBuilder& b, const Value& pixels, const Settings& s, const Scope& root, std::int64_t first_block) {
-  const ConvNames w{s};
+  const bit_common_impl::ConvNames w{s};
   const Scope embedder = root / "embedder";
   Trunk t;
   auto x = w.conv(b, pixels, "Stem_Conv", embedder / "convolution", s.channels, s.embedding, 7, 2);
@@ -83,14 +86,14 @@ Trunk trunk(GraphBuilder& b, const Value& pixels, const Settings& s, const Scope
   std::int64_t block = first_block;
   const std::size_t stages = std::min(s.depths.size(), s.hidden.size());
   for (std::size_t i = 0; i < stages; ++i) {
-    const std::int64_t out = make_div(static_cast<double>(s.hidden[i] * s.width_factor));
+    const std::int64_t out = bit_common_impl::make_div(static_cast<double>(s.hidden[i] * s.width_factor));
     std::int64_t stride = i == 0 ? 1 : 2;
     if (current_stride >= s.output_stride) {
       dilation *= stride;
       stride = 1;
     }
     current_stride *= stride;
-    const std::int64_t mid = make_div(static_cast<double>(out) * 0.25);
+    const std::int64_t mid = bit_common_impl::make_div(static_cast<double>(out) * 0.25);
     for (std::int64_t j = 0; j < s.depths[i]; ++j, ++block) {
       b.set_block(static_cast<int>(block));
       const Scope l = root / "encoder" / "stages" / static_cast<std::int64_t>(i) / "layers" / j;

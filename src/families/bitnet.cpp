@@ -4,6 +4,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace bitnet_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -20,10 +21,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace bitnet_impl
 
 const Family& bitnet_family() {
   static const Family family{"bitnet", "models/bitnet/modeling_bitnet.py",
-                             classes("BitNet", {heads::ForCausalLM}), build};
+                             classes("BitNet", {heads::ForCausalLM}), bitnet_impl::build};
   return family;
 }
 

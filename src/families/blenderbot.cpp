@@ -7,6 +7,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace blenderbot_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b, {.defaults = {.vocab = 8008, .pad = 0, .d_model = 2560, .encoder_layers = 2,
@@ -18,10 +19,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                              .default_positions = 128});
 }
 }  // namespace
+}  // namespace blenderbot_impl
 
 const Family& blenderbot_family() {
   static const Family family{"blenderbot", "models/blenderbot/modeling_blenderbot.py",
-                             classes("Blenderbot", {heads::ForConditionalGeneration, heads::ForCausalLM}), build};
+                             classes("Blenderbot", {heads::ForConditionalGeneration, heads::ForCausalLM}), blenderbot_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace blenderbot_small_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b, {.defaults = {.vocab = 50265, .pad = 0, .d_model = 512, .encoder_layers = 8,
@@ -15,10 +16,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                              .default_positions = 512});
 }
 }  // namespace
+}  // namespace blenderbot_small_impl
 
 const Family& blenderbot_small_family() {
   static const Family family{"blenderbot-small", "models/blenderbot_small/modeling_blenderbot_small.py",
-                             classes("BlenderbotSmall", {heads::ForConditionalGeneration, heads::ForCausalLM}), build};
+                             classes("BlenderbotSmall", {heads::ForConditionalGeneration, heads::ForCausalLM}), blenderbot_small_impl::build};
   return family;
 }
 

@@ -15,6 +15,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace blip_impl {
 namespace {
 
 using namespace blocks;
@@ -113,11 +114,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace blip_impl
 
 const Family& blip_family() {
   static const Family family{"blip", "models/blip/modeling_blip.py",
                              classes("Blip", {heads::VisionLanguageGeneration, {"ForQuestionAnswering", Head::Seq2SeqLM}, {"ForImageTextRetrieval", Head::SequenceClassification}}),
-                             build};
+                             blip_impl::build};
   return family;
 }
 

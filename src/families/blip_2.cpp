@@ -8,6 +8,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace blip_2_impl {
 namespace {
 
 using namespace blocks;
@@ -41,10 +42,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace blip_2_impl
 
 const Family& blip_2_family() {
   static const Family family{"blip-2", "models/blip_2/modeling_blip_2.py",
-                             classes("Blip2", {heads::VisionLanguageGeneration}), build};
+                             classes("Blip2", {heads::VisionLanguageGeneration}), blip_2_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/blip_common.hpp"
 
 namespace neurarch::families {
+namespace blip_2_qformer_impl {
 namespace {
 
 using namespace blocks;
@@ -24,9 +25,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace blip_2_qformer_impl
 
 const Family& blip_2_qformer_family() {
-  static const Family family{"blip_2_qformer", "models/blip_2/modeling_blip_2.py", classes("Blip2QFormer"), build};
+  static const Family family{"blip_2_qformer", "models/blip_2/modeling_blip_2.py", classes("Blip2QFormer"), blip_2_qformer_impl::build};
   return family;
 }
 

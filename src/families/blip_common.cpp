@@ -33,6 +33,7 @@ bert::Layout text_layout() {
   return l;
 }
 
+namespace blip_common_impl {
 namespace {
 
 // The reference's attention classes have no SDPA path: mark the node pre_norm_layer just made.
@@ -46,6 +47,8 @@ void eager_only(GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace blip_common_impl
+using namespace blip_common_impl;
 
 VisionTower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const VisionDefaults& defaults,
                          const Scope& root, std::int64_t frames) {
@@ -121,6 +124,7 @@ VisionTower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c,
   return t;
 }
 
+namespace blip_common_impl {
 namespace {
 
 struct QFormerDims {
@@ -160,6 +164,8 @@ Value qformer_ffn(GraphBuilder& b, const Value& x, const Scope& layer, const std
 }
 
 }  // namespace
+}  // namespace blip_common_impl
+using namespace blip_common_impl;
 
 Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& f) {
   const std::string position_type = c.text({"position_embedding_type"}, "absolute");
@@ -245,6 +251,7 @@ Value query_tokens(GraphBuilder& b, std::int64_t queries, std::int64_t hidden) {
   return tokens;
 }
 
+namespace blip_common_impl {
 namespace {
 
 // AutoModelForCausalLM when text_config's family has a causal-LM class, else AutoModelForSeq2SeqLM.
@@ -265,18 +272,20 @@ multimodal::LanguageModel pick_language_model(const Config& text) {
 }
 
 }  // namespace
+}  // namespace blip_common_impl
+using namespace blip_common_impl;
 
 std::int64_t language_width(const BuildInput& in, const Config& text) {
-  return multimodal::token_width(in, text, pick_language_model(text));
+  return multimodal::token_width(in, text, blip_common_impl::pick_language_model(text));
 }
 
 Value language_model(const BuildInput& in, GraphBuilder& b, const Config& text, const Value& features) {
   const std::string type = text.text({"model_type"}, "opt");
-  const multimodal::LanguageModel picked = pick_language_model(text);
+  const multimodal::LanguageModel picked = blip_common_impl::pick_language_model(text);
   const Family* family = picked.family;
   const ClassDef* cls = picked.cls;
 
-  const std::int64_t queries = rows_of(features);
+  const std::int64_t queries = blip_common_impl::rows_of(features);
   const auto* index = in.config.raw({"image_token_index"});
   const bool expanded = index && !index->is_null();
   const std::size_t before = b.graph().inputs.size();

@@ -7,6 +7,7 @@
 #include "families/blip_common.hpp"
 
 namespace neurarch::families {
+namespace blip_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -20,10 +21,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace blip_text_model_impl
 
 const Family& blip_text_model_family() {
   static const Family family{"blip_text_model", "models/blip/modeling_blip_text.py",
-                             {{"BlipTextModel", Head::Base}, {"BlipTextLMHeadModel", Head::CausalLM}}, build};
+                             {{"BlipTextModel", Head::Base}, {"BlipTextLMHeadModel", Head::CausalLM}}, blip_text_model_impl::build};
   return family;
 }
 

@@ -3,6 +3,7 @@
 #include "families/blip_common.hpp"
 
 namespace neurarch::families {
+namespace blip_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -12,9 +13,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace blip_vision_model_impl
 
 const Family& blip_vision_model_family() {
-  static const Family family{"blip_vision_model", "models/blip/modeling_blip.py", classes("BlipVision"), build};
+  static const Family family{"blip_vision_model", "models/blip/modeling_blip.py", classes("BlipVision"), blip_vision_model_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace bloom_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -41,9 +42,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace bloom_impl
 
 const Family& bloom_family() {
-  static const Family family{"bloom", "models/bloom/modeling_bloom.py", classes("Bloom", heads::kDecoder), build};
+  static const Family family{"bloom", "models/bloom/modeling_bloom.py", classes("Bloom", heads::kDecoder), bloom_impl::build};
   return family;
 }
 

@@ -16,6 +16,7 @@
 #include "families/decoder_layer.hpp"
 
 namespace neurarch::families {
+namespace blt_impl {
 namespace {
 
 using namespace blocks;
@@ -184,9 +185,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace blt_impl
 
 const Family& blt_family() {
-  static const Family family{"blt", "models/blt/modeling_blt.py", classes("Blt", {heads::ForCausalLM}), build};
+  static const Family family{"blt", "models/blt/modeling_blt.py", classes("Blt", {heads::ForCausalLM}), blt_impl::build};
   return family;
 }
 

@@ -17,6 +17,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace bridgetower_impl {
 namespace {
 
 using namespace blocks;
@@ -371,13 +372,14 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace bridgetower_impl
 
 const Family& bridgetower_family() {
   static const Family family{"bridgetower", "models/bridgetower/modeling_bridgetower.py",
                              classes("BridgeTower", {heads::ForMaskedLM,
                                                      {"ForImageAndTextRetrieval", Head::SequenceClassification},
                                                      {"ForContrastiveLearning", Head::PreTraining}}),
-                             build};
+                             bridgetower_impl::build};
   return family;
 }
 

@@ -10,6 +10,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace bros_impl {
 namespace {
 
 using namespace blocks;
@@ -61,10 +62,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace bros_impl
 
 const Family& bros_family() {
   static const Family family{"bros", "models/bros/modeling_bros.py",
-                             classes("Bros", {heads::ForTokenClassification}), build};
+                             classes("Bros", {heads::ForTokenClassification}), bros_impl::build};
   return family;
 }
 

@@ -16,6 +16,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace canine_impl {
 namespace {
 
 using namespace blocks;
@@ -131,6 +132,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace canine_impl
 
 const Family& canine_family() {
   static const Family family{"canine",
@@ -139,7 +141,7 @@ const Family& canine_family() {
                               {"CanineForSequenceClassification", Head::SequenceClassification},
                               {"CanineForTokenClassification", Head::TokenClassification},
                               {"CanineForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+                             canine_impl::build};
   return family;
 }
 

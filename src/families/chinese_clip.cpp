@@ -7,6 +7,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace chinese_clip_impl {
 namespace {
 
 using namespace blocks;
@@ -35,10 +36,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace chinese_clip_impl
 
 const Family& chinese_clip_family() {
   static const Family family{"chinese_clip", "models/chinese_clip/modeling_chinese_clip.py",
-                             classes("ChineseCLIP"), build};
+                             classes("ChineseCLIP"), chinese_clip_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace chinese_clip_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -15,10 +16,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace chinese_clip_text_model_impl
 
 const Family& chinese_clip_text_model_family() {
   static const Family family{"chinese_clip_text_model", "models/chinese_clip/modeling_chinese_clip.py",
-                             classes("ChineseCLIPText"), build};
+                             classes("ChineseCLIPText"), chinese_clip_text_model_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace chinese_clip_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -13,10 +14,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace chinese_clip_vision_model_impl
 
 const Family& chinese_clip_vision_model_family() {
   static const Family family{"chinese_clip_vision_model", "models/chinese_clip/modeling_chinese_clip.py",
-                             classes("ChineseCLIPVision"), build};
+                             classes("ChineseCLIPVision"), chinese_clip_vision_model_impl::build};
   return family;
 }
 

@@ -19,6 +19,7 @@
 #include "families/swin_common.hpp"
 
 namespace neurarch::families {
+namespace clap_impl {
 namespace {
 
 using namespace blocks;
@@ -103,9 +104,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace clap_impl
 
 const Family& clap_family() {
-  static const Family family{"clap", "models/clap/modeling_clap.py", classes("Clap"), build};
+  static const Family family{"clap", "models/clap/modeling_clap.py", classes("Clap"), clap_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@ namespace neurarch::families::clap {
 
 using namespace blocks;
 
+namespace clap_common_impl {
 namespace {
 
 // Saves the token_type_ids buffer next to position_ids (ClapTextEmbeddings registers both persistent).
@@ -15,6 +16,8 @@ Value token_type_buffer(const BuildInput& in, GraphBuilder& b, const Value& x, c
 }
 
 }  // namespace
+}  // namespace clap_common_impl
+using namespace clap_common_impl;
 
 Value projection(GraphBuilder& b, const Value& x, const std::string& label, const Scope& module, std::int64_t width,
                  std::int64_t dim, const std::string& act) {
@@ -27,7 +30,7 @@ Value text_tower(const BuildInput& in, GraphBuilder& b, const Config& c) {
     bert::Layout l = bert::roberta_layout(
         "", {.vocab = 50265, .max_positions = 514, .type_vocab = 1, .hidden_dropout = 0.1, .attention_dropout = 0.1});
     l.position_ids_buffer = true;
-    l.extra_embeddings = token_type_buffer;
+    l.extra_embeddings = clap_common_impl::token_type_buffer;
     return l;
   }();
   const BuildInput text{c, "ClapTextModel", Head::Base, in.requested_seq, std::nullopt};

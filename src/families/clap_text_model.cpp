@@ -5,6 +5,7 @@
 #include "families/clap_common.hpp"
 
 namespace neurarch::families {
+namespace clap_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -22,10 +23,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace clap_text_model_impl
 
 const Family& clap_text_model_family() {
   static const Family family{"clap_text_model", "models/clap/modeling_clap.py",
-                             classes("ClapText", {heads::ModelWithProjection}), build};
+                             classes("ClapText", {heads::ModelWithProjection}), clap_text_model_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@ namespace neurarch::families::clip {
 using namespace blocks;
 using graph::NodeType;
 
+namespace clip_common_impl {
 namespace {
 
 // One tower's encoder sizes, read with the reference's defaults for that tower.
@@ -102,6 +103,8 @@ Value naflex_stem(const BuildInput& in, GraphBuilder& b, const Config& c, const 
 }
 
 }  // namespace
+}  // namespace clip_common_impl
+using namespace clip_common_impl;
 
 Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
                  const ClipDefaults& defaults) {
@@ -134,6 +137,7 @@ Tower text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant
   return t;
 }
 
+namespace clip_common_impl {
 namespace {
 
 // The tower of vision_tower with the config class's defaults: `defaults` (image geometry, names) and `dims`
@@ -205,17 +209,19 @@ Tower vision_tower_with(const BuildInput& in, GraphBuilder& b, const Config& c, 
 }
 
 }  // namespace
+}  // namespace clip_common_impl
+using namespace clip_common_impl;
 
 Tower vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, Variant v, const Scope& root,
                    std::int64_t crops, const ClipDefaults& defaults) {
-  return vision_tower_with(in, b, c, v, root, crops, defaults, NavitDefaults{}, false);
+  return clip_common_impl::vision_tower_with(in, b, c, v, root, crops, defaults, NavitDefaults{}, false);
 }
 
 Tower clip_layout_vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root,
                                const NavitDefaults& d, std::int64_t crops) {
   const std::size_t first = b.graph().nodes.size();
   const ClipDefaults geometry{.image_size = d.image_size, .patch = d.patch};
-  Tower t = vision_tower_with(in, b, c, Variant::Clip, root, crops, geometry, d, true);
+  Tower t = clip_common_impl::vision_tower_with(in, b, c, Variant::Clip, root, crops, geometry, d, true);
   // These copies of CLIP's attention predate its SDPA classes: only the eager path exists.
   for (std::size_t i = first; i < b.graph().nodes.size(); ++i)
     if (b.graph().nodes[i].attention) b.at(Value{static_cast<int>(i), {}}).attention->sdpa = false;
@@ -223,7 +229,7 @@ Tower clip_layout_vision_tower(const BuildInput& in, GraphBuilder& b, const Conf
 }
 
 Tower navit_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root, const NavitDefaults& d) {
-  const Dims dims = read_dims(c, {d.hidden, d.intermediate, d.layers, d.heads, "gelu_pytorch_tanh"});
+  const clip_common_impl::Dims dims = clip_common_impl::read_dims(c, {d.hidden, d.intermediate, d.layers, d.heads, "gelu_pytorch_tanh"});
   const std::int64_t configured = c.dim({"image_size"}, d.image_size);
   const std::int64_t patch = c.dim({"patch_size"}, d.patch);
   const std::int64_t channels = c.dim({"num_channels"}, 3);
@@ -242,7 +248,7 @@ Tower navit_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const 
   b.parameter(pos, (emb / "position_embedding")("weight"), {table_side * table_side, dims.hidden}, graph::TensorRole::Embedding);
   if (table_side < 1)
     b.fail(pos, fmt::format("image_size {} holds no {}-pixel patch: the position table has no row", configured, patch));
-  t.hidden_states = encoder(b, pos, root / "encoder" / "layers", dims, false);
+  t.hidden_states = clip_common_impl::encoder(b, pos, root / "encoder" / "layers", dims, false);
   t.sequence = norm(b, t.hidden_states.back(), "Post_LayerNorm", {root / "post_layernorm"});
   return t;
 }

@@ -4,6 +4,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace clip_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -18,10 +19,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace clip_text_model_impl
 
 const Family& clip_text_model_family() {
   static const Family family{"clip_text_model", "models/clip/modeling_clip.py",
-                             classes("CLIPText", {heads::ModelWithProjection}), build};
+                             classes("CLIPText", {heads::ModelWithProjection}), clip_text_model_impl::build};
   return family;
 }
 

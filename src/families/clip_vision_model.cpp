@@ -4,6 +4,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace clip_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -16,10 +17,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace clip_vision_model_impl
 
 const Family& clip_vision_model_family() {
   static const Family family{"clip_vision_model", "models/clip/modeling_clip.py",
-                             classes("CLIPVision", {heads::ModelWithProjection}), build};
+                             classes("CLIPVision", {heads::ModelWithProjection}), clip_vision_model_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace clipseg_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -13,10 +14,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace clipseg_text_model_impl
 
 const Family& clipseg_text_model_family() {
   static const Family family{"clipseg_text_model", "models/clipseg/modeling_clipseg.py", classes("CLIPSegText"),
-                             build};
+                             clipseg_text_model_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace clipseg_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -14,10 +15,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace clipseg_vision_model_impl
 
 const Family& clipseg_vision_model_family() {
   static const Family family{"clipseg_vision_model", "models/clipseg/modeling_clipseg.py", classes("CLIPSegVision"),
-                             build};
+                             clipseg_vision_model_impl::build};
   return family;
 }
 

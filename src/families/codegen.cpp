@@ -5,6 +5,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace codegen_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -14,10 +15,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace codegen_impl
 
 const Family& codegen_family() {
   static const Family family{"codegen", "models/codegen/modeling_codegen.py",
-                             classes("CodeGen", {heads::ForCausalLM}), build};
+                             classes("CodeGen", {heads::ForCausalLM}), codegen_impl::build};
   return family;
 }
 

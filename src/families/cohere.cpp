@@ -5,6 +5,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace cohere_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -25,10 +26,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace cohere_impl
 
 const Family& cohere_family() {
   static const Family family{"cohere", "models/cohere/modeling_cohere.py",
-                             classes("Cohere", {heads::ForCausalLM}), build};
+                             classes("Cohere", {heads::ForCausalLM}), cohere_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace cohere2_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -27,10 +28,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace cohere2_impl
 
 const Family& cohere2_family() {
   static const Family family{"cohere2", "models/cohere2/modeling_cohere2.py",
-                             classes("Cohere2", {heads::ForCausalLM}), build};
+                             classes("Cohere2", {heads::ForCausalLM}), cohere2_impl::build};
   return family;
 }
 

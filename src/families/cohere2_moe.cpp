@@ -12,6 +12,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace cohere2_moe_impl {
 namespace {
 
 std::vector<std::int64_t> attention_windows(const Config& c, std::int64_t layers, std::int64_t dense_prefix,
@@ -71,10 +72,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace cohere2_moe_impl
 
 const Family& cohere2_moe_family() {
   static const Family family{"cohere2_moe", "models/cohere2_moe/modeling_cohere2_moe.py",
-                             classes("Cohere2Moe", {heads::ForCausalLM}), build};
+                             classes("Cohere2Moe", {heads::ForCausalLM}), cohere2_moe_impl::build};
   return family;
 }
 

@@ -14,6 +14,7 @@
 #include "families/llava_common.hpp"
 
 namespace neurarch::families {
+namespace cohere2_vision_impl {
 namespace {
 
 using namespace blocks;
@@ -64,10 +65,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace cohere2_vision_impl
 
 const Family& cohere2_vision_family() {
   static const Family family{"cohere2_vision", "models/cohere2_vision/modeling_cohere2_vision.py",
-                             classes("Cohere2Vision", {heads::VisionLanguageGeneration}), build};
+                             classes("Cohere2Vision", {heads::VisionLanguageGeneration}), cohere2_vision_impl::build};
   return family;
 }
 

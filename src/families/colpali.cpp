@@ -7,6 +7,7 @@
 #include "families/paligemma.hpp"
 
 namespace neurarch::families {
+namespace colpali_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -16,10 +17,11 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace colpali_impl
 
 const Family& colpali_family() {
   static const Family family{"colpali", "models/colpali/modeling_colpali.py",
-                             {{"ColPaliForRetrieval", Head::Base}}, build};
+                             {{"ColPaliForRetrieval", Head::Base}}, colpali_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/qwen2_vl_common.hpp"
 
 namespace neurarch::families {
+namespace colqwen2_impl {
 namespace {
 
 blocks::Value qwen2_vl_model(const BuildInput& in, blocks::GraphBuilder& b, const Config& vlm) {
@@ -20,10 +21,11 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace colqwen2_impl
 
 const Family& colqwen2_family() {
   static const Family family{"colqwen2", "models/colqwen2/modeling_colqwen2.py",
-                             {{"ColQwen2ForRetrieval", Head::Base}}, build};
+                             {{"ColQwen2ForRetrieval", Head::Base}}, colqwen2_impl::build};
   return family;
 }
 

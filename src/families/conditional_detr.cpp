@@ -7,6 +7,7 @@
 #include "families/detr_common.hpp"
 
 namespace neurarch::families {
+namespace conditional_detr_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -14,10 +15,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace conditional_detr_impl
 
 const Family& conditional_detr_family() {
   static const Family family{"conditional_detr", "models/conditional_detr/modeling_conditional_detr.py",
-                             classes("ConditionalDetr", {heads::ForObjectDetection}), build};
+                             classes("ConditionalDetr", {heads::ForObjectDetection}), conditional_detr_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 
 namespace neurarch::families::conformer {
+namespace conformer_common_impl {
 namespace {
 
 using namespace blocks;
@@ -93,6 +94,8 @@ Value convolution_module(GraphBuilder& b, const Value& x, std::int64_t i, const 
 }
 
 }  // namespace
+}  // namespace conformer_common_impl
+using namespace conformer_common_impl;
 
 Positions positions_from(const Config& c, const std::string& fallback) {
   // null (present) means no position embeddings; absent means the config class's default.
@@ -107,10 +110,10 @@ Positions positions_from(const Config& c, const std::string& fallback) {
 }
 
 Value layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l, const LayerSpec& s) {
-  auto h = half_step_ffn(b, x, i, 1, l, "ffn1", s);
-  h = self_attention(b, h, i, l, s);
-  h = convolution_module(b, h, i, l, s);
-  h = half_step_ffn(b, h, i, 2, l, "ffn2", s);
+  auto h = conformer_common_impl::half_step_ffn(b, x, i, 1, l, "ffn1", s);
+  h = conformer_common_impl::self_attention(b, h, i, l, s);
+  h = conformer_common_impl::convolution_module(b, h, i, l, s);
+  h = conformer_common_impl::half_step_ffn(b, h, i, 2, l, "ffn2", s);
   return norm(b, h, fmt::format("LayerNorm_{}_Final", i), {l / "final_layer_norm"});
 }
 

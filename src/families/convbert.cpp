@@ -12,6 +12,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace convbert_impl {
 namespace {
 
 using namespace blocks;
@@ -169,10 +170,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace convbert_impl
 
 const Family& convbert_family() {
   static const Family family{"convbert", "models/convbert/modeling_convbert.py",
-                             classes("ConvBert", heads::kEncoder), build};
+                             classes("ConvBert", heads::kEncoder), convbert_impl::build};
   return family;
 }
 

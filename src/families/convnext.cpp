@@ -8,6 +8,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace convnext_impl {
 namespace {
 
 using namespace blocks;
@@ -15,10 +16,11 @@ using namespace blocks;
 Value build(const BuildInput& in, GraphBuilder& b) { return convnext::model(in, b, {.prefix = "convnext"}); }
 
 }  // namespace
+}  // namespace convnext_impl
 
 const Family& convnext_family() {
   static const Family family{"convnext", "models/convnext/modeling_convnext.py",
-                             classes("ConvNext", {heads::ForImageClassification}), build};
+                             classes("ConvNext", {heads::ForImageClassification}), convnext_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace convnextv2_impl {
 namespace {
 
 using namespace blocks;
@@ -15,10 +16,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace convnextv2_impl
 
 const Family& convnextv2_family() {
   static const Family family{"convnextv2", "models/convnextv2/modeling_convnextv2.py",
-                             classes("ConvNextV2", {heads::ForImageClassification}), build};
+                             classes("ConvNextV2", {heads::ForImageClassification}), convnextv2_impl::build};
   return family;
 }
 

@@ -14,6 +14,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace cpmant_impl {
 namespace {
 
 using namespace blocks;
@@ -80,10 +81,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace cpmant_impl
 
 const Family& cpmant_family() {
   static const Family family{"cpmant", "models/cpmant/modeling_cpmant.py", classes("CpmAnt", {heads::ForCausalLM}),
-                             build};
+                             cpmant_impl::build};
   return family;
 }
 

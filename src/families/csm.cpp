@@ -18,6 +18,7 @@
 #include "families/mimi.hpp"
 
 namespace neurarch::families {
+namespace csm_impl {
 namespace {
 
 using namespace blocks;
@@ -93,10 +94,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace csm_impl
 
 const Family& csm_family() {
   static const Family family{"csm", "models/csm/modeling_csm.py",
-                             {{"CsmForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"CsmForConditionalGeneration", Head::CausalLM}}, csm_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace ctrl_impl {
 namespace {
 
 using namespace blocks;
@@ -69,10 +70,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace ctrl_impl
 
 const Family& ctrl_family() {
   static const Family family{"ctrl", "models/ctrl/modeling_ctrl.py",
-                             classes("CTRL", {heads::LMHeadModel, heads::ForSequenceClassification}), build};
+                             classes("CTRL", {heads::LMHeadModel, heads::ForSequenceClassification}), ctrl_impl::build};
   return family;
 }
 

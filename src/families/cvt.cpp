@@ -14,6 +14,7 @@
 #include "families/mix_transformer.hpp"
 
 namespace neurarch::families {
+namespace cvt_impl {
 namespace {
 
 using namespace blocks;
@@ -144,10 +145,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace cvt_impl
 
 const Family& cvt_family() {
   static const Family family{"cvt", "models/cvt/modeling_cvt.py",
-                             classes("Cvt", {heads::ForImageClassification}), build};
+                             classes("Cvt", {heads::ForImageClassification}), cvt_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace cwm_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -22,10 +23,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace cwm_impl
 
 const Family& cwm_family() {
   static const Family family{"cwm", "models/cwm/modeling_cwm.py",
-                             {{"CwmModel", Head::Base}, {"CwmForCausalLM", Head::CausalLM}}, build};
+                             {{"CwmModel", Head::Base}, {"CwmForCausalLM", Head::CausalLM}}, cwm_impl::build};
   return family;
 }
 

@@ -10,6 +10,7 @@
 #include "families/rt_detr_common.hpp"
 
 namespace neurarch::families {
+namespace d_fine_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -17,10 +18,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace d_fine_impl
 
 const Family& d_fine_family() {
   static const Family family{"d_fine", "models/d_fine/modular_d_fine.py",
-                             classes("DFine", {heads::ForObjectDetection}), build};
+                             classes("DFine", {heads::ForObjectDetection}), d_fine_impl::build};
   return family;
 }
 

@@ -17,6 +17,7 @@
 #include "families/resnet_common.hpp"
 
 namespace neurarch::families {
+namespace dab_detr_impl {
 namespace {
 
 using namespace blocks;
@@ -394,10 +395,11 @@ graph::Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace dab_detr_impl
 
 const Family& dab_detr_family() {
   static const Family family{"dab_detr", "models/dab_detr/modeling_dab_detr.py",
-                             classes("DabDetr", {heads::ForObjectDetection}), build};
+                             classes("DabDetr", {heads::ForObjectDetection}), dab_detr_impl::build};
   return family;
 }
 

@@ -21,6 +21,7 @@
 #include "families/dac.hpp"
 
 namespace neurarch::families {
+namespace dac_impl {
 namespace {
 
 using namespace blocks;
@@ -58,6 +59,8 @@ Value residual_units(GraphBuilder& b, Value x, const std::string& label, const S
 }
 
 }  // namespace
+}  // namespace dac_impl
+using namespace dac_impl;
 
 namespace dac {
 
@@ -117,6 +120,7 @@ Value decoder(GraphBuilder& b, const Value& latents, const Spec& s, const Scope&
 
 }  // namespace dac
 
+namespace dac_impl {
 namespace {
 
 Value build(const BuildInput& in, GraphBuilder& b) {
@@ -148,9 +152,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace dac_impl
 
 const Family& dac_family() {
-  static const Family family{"dac", "models/dac/modeling_dac.py", classes("Dac"), build};
+  static const Family family{"dac", "models/dac/modeling_dac.py", classes("Dac"), dac_impl::build};
   return family;
 }
 

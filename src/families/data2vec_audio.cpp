@@ -6,6 +6,7 @@
 #include "families/wav2vec2_common.hpp"
 
 namespace neurarch::families {
+namespace data2vec_audio_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return wav2vec2::build(in, b,
@@ -13,10 +14,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                           .every_conv_normed = true, .stable_option = false});
 }
 }  // namespace
+}  // namespace data2vec_audio_impl
 
 const Family& data2vec_audio_family() {
   static const Family family{"data2vec-audio", "models/data2vec/modeling_data2vec_audio.py",
-                             classes("Data2VecAudio", heads::kSpeech), build};
+                             classes("Data2VecAudio", heads::kSpeech), data2vec_audio_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace data2vec_text_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -12,10 +13,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace data2vec_text_impl
 
 const Family& data2vec_text_family() {
   static const Family family{"data2vec-text", "models/data2vec/modeling_data2vec_text.py",
-                             classes("Data2VecText", heads::kRoberta), build};
+                             classes("Data2VecText", heads::kRoberta), data2vec_text_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace data2vec_vision_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -12,10 +13,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace data2vec_vision_impl
 
 const Family& data2vec_vision_family() {
   static const Family family{"data2vec-vision", "models/data2vec/modeling_data2vec_vision.py",
-                             classes("Data2VecVision", {heads::ForImageClassification}), build};
+                             classes("Data2VecVision", {heads::ForImageClassification}), data2vec_vision_impl::build};
   return family;
 }
 

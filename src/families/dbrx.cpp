@@ -10,6 +10,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace dbrx_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -56,9 +57,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace dbrx_impl
 
 const Family& dbrx_family() {
-  static const Family family{"dbrx", "models/dbrx/modeling_dbrx.py", classes("Dbrx", {heads::ForCausalLM}), build};
+  static const Family family{"dbrx", "models/dbrx/modeling_dbrx.py", classes("Dbrx", {heads::ForCausalLM}), dbrx_impl::build};
   return family;
 }
 

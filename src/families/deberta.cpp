@@ -6,6 +6,7 @@
 #include "families/deberta_common.hpp"
 
 namespace neurarch::families {
+namespace deberta_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -14,10 +15,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace deberta_impl
 
 const Family& deberta_family() {
   static const Family family{"deberta", "models/deberta/modeling_deberta.py",
-                             classes("Deberta", heads::kEncoder), build};
+                             classes("Deberta", heads::kEncoder), deberta_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 namespace neurarch::families::deberta {
+namespace deberta_common_impl {
 namespace {
 
 using namespace blocks;
@@ -258,16 +259,18 @@ Value encoder_stack(const Config& c, GraphBuilder& b, Value x, const Scope& enco
 }
 
 }  // namespace
+}  // namespace deberta_common_impl
+using namespace deberta_common_impl;
 
 Value build(const BuildInput& in, GraphBuilder& b, Version version, const Defaults& defaults) {
   const Config& c = in.config;
-  const Dims d = read_dims(c, version, defaults);
+  const deberta_common_impl::Dims d = deberta_common_impl::read_dims(c, version, defaults);
   const Scope root = in.head == Head::Base ? Scope() : Scope("deberta");
   const std::int64_t seq = in.sequence_length(d.max_positions);
-  auto x = embeddings(in, b, d, root / "embeddings", seq);
+  auto x = deberta_common_impl::embeddings(in, b, d, root / "embeddings", seq);
   const Scope encoder = root / "encoder";
 
-  x = encoder_stack(c, b, x, encoder, d);
+  x = deberta_common_impl::encoder_stack(c, b, x, encoder, d);
   if (seq > d.max_positions && !c.flag({"position_biased_input"}, true))
     b.note(fmt::format("sequence of {} tokens is past max_position_embeddings ({}); relative positions saturate",
                        seq, d.max_positions));
@@ -275,7 +278,7 @@ Value build(const BuildInput& in, GraphBuilder& b, Version version, const Defaul
   const std::string words = (root / "embeddings" / "word_embeddings")("weight");
   switch (in.head) {
     case Head::MaskedLM:
-      return masked_lm(in, b, x, d, words);
+      return deberta_common_impl::masked_lm(in, b, x, d, words);
     case Head::SequenceClassification: {
       // ContextPooler: the first token through dense + pooler_hidden_act.
       const std::int64_t pooled = c.dim({"pooler_hidden_size"}, d.hidden);
@@ -295,7 +298,7 @@ Value build(const BuildInput& in, GraphBuilder& b, Version version, const Defaul
 }
 
 Value v2_encoder(const Config& c, GraphBuilder& b, const Value& x, const Scope& encoder, const Defaults& defaults) {
-  return encoder_stack(c, b, x, encoder, read_dims(c, Version::V2, defaults));
+  return deberta_common_impl::encoder_stack(c, b, x, encoder, deberta_common_impl::read_dims(c, Version::V2, defaults));
 }
 
 }  // namespace neurarch::families::deberta

@@ -7,6 +7,7 @@
 #include "families/deberta_common.hpp"
 
 namespace neurarch::families {
+namespace deberta_v2_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -15,10 +16,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace deberta_v2_impl
 
 const Family& deberta_v2_family() {
   static const Family family{"deberta-v2", "models/deberta_v2/modeling_deberta_v2.py",
-                             classes("DebertaV2", heads::kEncoder), build};
+                             classes("DebertaV2", heads::kEncoder), deberta_v2_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@
 #include "families/gpt2.hpp"
 
 namespace neurarch::families {
+namespace decision_transformer_impl {
 namespace {
 
 using namespace blocks;
@@ -66,10 +67,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace decision_transformer_impl
 
 const Family& decision_transformer_family() {
   static const Family family{"decision_transformer", "models/decision_transformer/modeling_decision_transformer.py",
-                             classes("DecisionTransformer"), build};
+                             classes("DecisionTransformer"), decision_transformer_impl::build};
   return family;
 }
 

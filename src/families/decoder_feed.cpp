@@ -4,12 +4,15 @@
 #include <vector>
 
 namespace neurarch::families {
+namespace decoder_feed_impl {
 namespace {
 
 // The open feeds, innermost last; one graph is built on one thread.
 thread_local std::vector<std::pair<const graph::GraphBuilder*, DecoderFeed>> open_feeds;
 
 }  // namespace
+}  // namespace decoder_feed_impl
+using namespace decoder_feed_impl;
 
 FeedDecoder::FeedDecoder(const graph::GraphBuilder& b, DecoderFeed feed) : b_(b) {
   open_feeds.emplace_back(&b, std::move(feed));

@@ -8,6 +8,7 @@
 #include "families/deepseek_common.hpp"
 
 namespace neurarch::families {
+namespace deepseek_v2_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -17,10 +18,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace deepseek_v2_impl
 
 const Family& deepseek_v2_family() {
   static const Family family{"deepseek_v2", "models/deepseek_v2/modeling_deepseek_v2.py",
-                             classes("DeepseekV2", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
+                             classes("DeepseekV2", {heads::ForCausalLM, heads::ForSequenceClassification}), deepseek_v2_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/deepseek_common.hpp"
 
 namespace neurarch::families {
+namespace deepseek_v3_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -22,10 +23,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace deepseek_v3_impl
 
 const Family& deepseek_v3_family() {
   static const Family family{"deepseek_v3", "models/deepseek_v3/modeling_deepseek_v3.py",
-                             classes("DeepseekV3", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
+                             classes("DeepseekV3", {heads::ForCausalLM, heads::ForSequenceClassification}), deepseek_v3_impl::build};
   return family;
 }
 

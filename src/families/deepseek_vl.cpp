@@ -50,6 +50,7 @@ Value build_model(const BuildInput& in, GraphBuilder& b, const llava::Parts& p,
 
 }  // namespace deepseek_vl
 
+namespace deepseek_vl_impl {
 namespace {
 
 using namespace blocks;
@@ -65,10 +66,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace deepseek_vl_impl
 
 const Family& deepseek_vl_family() {
   static const Family family{"deepseek_vl", "models/deepseek_vl/modeling_deepseek_vl.py",
-                             classes("DeepseekVL", {heads::VisionLanguageGeneration}), build};
+                             classes("DeepseekVL", {heads::VisionLanguageGeneration}), deepseek_vl_impl::build};
   return family;
 }
 

@@ -19,6 +19,7 @@
 #include "families/sam_common.hpp"
 
 namespace neurarch::families {
+namespace deepseek_vl_hybrid_impl {
 namespace {
 
 using namespace blocks;
@@ -122,10 +123,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace deepseek_vl_hybrid_impl
 
 const Family& deepseek_vl_hybrid_family() {
   static const Family family{"deepseek_vl_hybrid", "models/deepseek_vl_hybrid/modeling_deepseek_vl_hybrid.py",
-                             classes("DeepseekVLHybrid", {heads::VisionLanguageGeneration}), build};
+                             classes("DeepseekVLHybrid", {heads::VisionLanguageGeneration}), deepseek_vl_hybrid_impl::build};
   return family;
 }
 

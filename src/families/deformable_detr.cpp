@@ -4,6 +4,7 @@
 #include "families/deformable_detr_common.hpp"
 
 namespace neurarch::families {
+namespace deformable_detr_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -11,10 +12,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace deformable_detr_impl
 
 const Family& deformable_detr_family() {
   static const Family family{"deformable_detr", "models/deformable_detr/modeling_deformable_detr.py",
-                             classes("DeformableDetr", {heads::ForObjectDetection}), build};
+                             classes("DeformableDetr", {heads::ForObjectDetection}), deformable_detr_impl::build};
   return family;
 }
 

@@ -11,6 +11,7 @@
 #include "families/detr_common.hpp"
 
 namespace neurarch::families::deformable_detr {
+namespace deformable_detr_common_impl {
 namespace {
 
 using namespace blocks;
@@ -189,10 +190,12 @@ Value box_head(GraphBuilder& b, const Value& x, const std::string& name, const H
 }
 
 }  // namespace
+}  // namespace deformable_detr_common_impl
+using namespace deformable_detr_common_impl;
 
 Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   const Config& c = in.config;
-  const Dims d = read_dims(c, layout);
+  const deformable_detr_common_impl::Dims d = deformable_detr_common_impl::read_dims(c, layout);
   const bool detection = in.class_name.ends_with("ForObjectDetection");
   const Scope model = detection ? Scope("model") : Scope();
   const std::int64_t image = in.image_size(kDefaultImageSize);
@@ -201,9 +204,9 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   const detr::Backbone bb = detr::backbone(c, b, image, model,
                                            d.levels > 1 ? std::vector<std::int64_t>{2, 3, 4} : std::vector<std::int64_t>{4},
                                            layout.backbone);
-  const Levels levels = input_levels(b, bb, d, model);
-  const Value pos = level_positions(b, c, levels, d, model, layout);
-  const Value memory = encoder(b, d, levels.tokens, pos, model / "encoder");
+  const deformable_detr_common_impl::Levels levels = deformable_detr_common_impl::input_levels(b, bb, d, model);
+  const Value pos = deformable_detr_common_impl::level_positions(b, c, levels, d, model, layout);
+  const Value memory = deformable_detr_common_impl::encoder(b, d, levels.tokens, pos, model / "encoder");
 
   // The decoder's queries: positions and content from query_position_embeddings [queries, 2 d_model] split in
   // two, reference points from the positions; or, two-stage, from the top-scoring encoder tokens: enc_output and
@@ -215,14 +218,14 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   // decoder holds its own copies: the box heads with box refinement, the class heads in the two-stage variant; the
   // top-level names then alias the decoder's.
   const Scope class_top("class_embed"), box_top("bbox_embed");
-  auto class_names = [&](std::int64_t k) -> HeadNames {
+  auto class_names = [&](std::int64_t k) -> deformable_detr_common_impl::HeadNames {
     if (d.two_stage) return {decoder_scope / "class_embed" / k, Scope(), class_top / k};
     return {class_top / k, k == 0 ? Scope() : class_top / 0, Scope()};
   };
-  auto box_names = [&](std::int64_t k, bool in_decoder) -> HeadNames {
+  auto box_names = [&](std::int64_t k, bool in_decoder) -> deformable_detr_common_impl::HeadNames {
     if (d.box_refine)
-      return in_decoder ? HeadNames{decoder_scope / "bbox_embed" / k, Scope(), Scope()}
-                        : HeadNames{box_top / k, decoder_scope / "bbox_embed" / k, Scope()};
+      return in_decoder ? deformable_detr_common_impl::HeadNames{decoder_scope / "bbox_embed" / k, Scope(), Scope()}
+                        : deformable_detr_common_impl::HeadNames{box_top / k, decoder_scope / "bbox_embed" / k, Scope()};
     return {box_top / k, k == 0 ? Scope() : box_top / 0, Scope()};
   };
   Value query_pos;
@@ -232,11 +235,11 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     proposals = norm(b, proposals, "Encoder_Output_LayerNorm", {model / "enc_output_norm"});
     if (detection) {
       // The last class and box heads score every encoder token and refine its proposal box.
-      head_linear(b, proposals, "Proposal_Class_Logits", class_names(d.decoder_layers), d.d, in.num_labels(), "",
+      deformable_detr_common_impl::head_linear(b, proposals, "Proposal_Class_Logits", class_names(d.decoder_layers), d.d, in.num_labels(), "",
                   NodeType::Classifier);
-      HeadNames box = box_names(d.decoder_layers, true);
+      deformable_detr_common_impl::HeadNames box = box_names(d.decoder_layers, true);
       if (d.box_refine) box.alias = box_top / d.decoder_layers;
-      box_head(b, proposals, "Proposal_Box", box, d.d);
+      deformable_detr_common_impl::box_head(b, proposals, "Proposal_Box", box, d.d);
     }
     auto sine = b.node(NodeType::LearnedPosEmbed, "Proposal_Sine_Embedding", {d.queries, 2 * d.d}, {proposals});
     auto trans = dense(b, sine, "Proposal_Position_Projection", model / "pos_trans", 2 * d.d, 2 * d.d, true);
@@ -277,12 +280,12 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     const int coords = d.two_stage || (d.box_refine && i > 0) ? 4 : 2;
     auto cross = deformable_attention(b, add(b, x, pos_half, fmt::format("Decoder_Cross_Attention_{}_Pos_Add", i)),
                                       memory, fmt::format("Decoder_Cross_Attention_{}", i),
-                                      sampling(d, d.decoder_heads, d.decoder_points, l / "encoder_attn", coords));
+                                      deformable_detr_common_impl::sampling(d, d.decoder_heads, d.decoder_points, l / "encoder_attn", coords));
     x = norm(b, add(b, cross, x, p + n.add(2)), p + n.norm(2, NormKind::LayerNorm), {l / "encoder_attn_layer_norm"});
-    auto f = feed_forward(b, x, p + n.ffn(), ffn(d, l, d.decoder_ffn));
+    auto f = feed_forward(b, x, p + n.ffn(), deformable_detr_common_impl::ffn(d, l, d.decoder_ffn));
     x = norm(b, add(b, f, x, p + n.add(3)), p + n.norm(3, NormKind::LayerNorm), {l / "final_layer_norm"});
     // Box refinement: decoder.bbox_embed[i] predicts the next layer's reference boxes.
-    if (detection && d.box_refine) box_head(b, x, fmt::format("Decoder_Box_Refine_{}", i), box_names(i, true), d.d);
+    if (detection && d.box_refine) deformable_detr_common_impl::box_head(b, x, fmt::format("Decoder_Box_Refine_{}", i), box_names(i, true), d.d);
     layer_outputs.push_back(x);
   }
   b.set_block(-1);
@@ -292,9 +295,9 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   Value logits;
   for (std::int64_t i = 0; i < d.decoder_layers; ++i) {
     const Value& h = layer_outputs[static_cast<std::size_t>(i)];
-    logits = head_linear(b, h, fmt::format("Class_Logits_{}", i), class_names(i), d.d, in.num_labels(), "",
+    logits = deformable_detr_common_impl::head_linear(b, h, fmt::format("Class_Logits_{}", i), class_names(i), d.d, in.num_labels(), "",
                          NodeType::Classifier);
-    box_head(b, h, fmt::format("Box_{}", i), box_names(i, false), d.d);
+    deformable_detr_common_impl::box_head(b, h, fmt::format("Box_{}", i), box_names(i, false), d.d);
   }
   return logits;
 }

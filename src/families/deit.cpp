@@ -8,6 +8,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace deit_impl {
 namespace {
 
 using namespace blocks;
@@ -56,11 +57,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace deit_impl
 
 const Family& deit_family() {
   static const Family family{"deit", "models/deit/modeling_deit.py",
                              classes("DeiT", {heads::ForImageClassification, {"ForImageClassificationWithTeacher", Head::ImageClassification}, {"ForMaskedImageModeling", Head::PreTraining}}),
-                             build};
+                             deit_impl::build};
   return family;
 }
 

@@ -119,13 +119,15 @@ Value depth_anything::depth_estimator(const BuildInput& in, GraphBuilder& b, con
   return Value{h.node, {h.shape[1], h.shape[2]}};  // predicted_depth: the channel squeezed away
 }
 
+namespace depth_anything_impl {
 namespace {
 Value build(const BuildInput& in, GraphBuilder& b) { return depth_anything::depth_estimator(in, b); }
 }  // namespace
+}  // namespace depth_anything_impl
 
 const Family& depth_anything_family() {
   static const Family family{"depth_anything", "models/depth_anything/modeling_depth_anything.py",
-                             {{"DepthAnythingForDepthEstimation", Head::PreTraining}}, build};
+                             {{"DepthAnythingForDepthEstimation", Head::PreTraining}}, depth_anything_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/deformable_detr_common.hpp"
 
 namespace neurarch::families {
+namespace deta_impl {
 namespace {
 
 deformable_detr::Layout layout() {
@@ -28,9 +29,10 @@ deformable_detr::Layout layout() {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return deformable_detr::build(in, b, layout()); }
 
 }  // namespace
+}  // namespace deta_impl
 
 const Family& deta_family() {
-  static const Family family{"deta", "models/deprecated/deta/modeling_deta.py", classes("Deta"), build};
+  static const Family family{"deta", "models/deprecated/deta/modeling_deta.py", classes("Deta"), deta_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/detr_common.hpp"
 
 namespace neurarch::families {
+namespace detr_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -12,10 +13,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace detr_impl
 
 const Family& detr_family() {
   static const Family family{"detr", "models/detr/modeling_detr.py",
-                             classes("Detr", {heads::ForObjectDetection}), build};
+                             classes("Detr", {heads::ForObjectDetection}), detr_impl::build};
   return family;
 }
 

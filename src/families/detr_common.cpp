@@ -10,6 +10,7 @@
 #include "families/resnet_common.hpp"
 
 namespace neurarch::families::detr {
+namespace detr_common_impl {
 namespace {
 
 using namespace blocks;
@@ -345,6 +346,8 @@ class Transformer {
 };
 
 }  // namespace
+}  // namespace detr_common_impl
+using namespace detr_common_impl;
 
 // DetrMLPPredictionHead: Linear layers with ReLU between them; the box head ends in a sigmoid.
 Value mlp_head(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, std::int64_t in,
@@ -362,20 +365,20 @@ Backbone backbone(const Config& c, GraphBuilder& b, std::int64_t image, const Sc
                   const std::vector<std::int64_t>& timm_out_indices, const BackboneLayout& layout) {
   Scope root = model;
   for (const auto& part : layout.path) root = root / part;
-  return c.flag({"use_timm_backbone"}, layout.timm_default) ? timm_backbone(c, b, image, root, timm_out_indices)
-                                                            : hf_backbone(c, b, image, root, layout.hf_trained);
+  return c.flag({"use_timm_backbone"}, layout.timm_default) ? detr_common_impl::timm_backbone(c, b, image, root, timm_out_indices)
+                                                            : detr_common_impl::hf_backbone(c, b, image, root, layout.hf_trained);
 }
 
 Value decoder(GraphBuilder& b, const Config& c, const Value& query_pos, const Value& memory, const Scope& stack) {
   const Layout layout;
-  const Dims d = read_dims(c, layout);
-  Transformer t(b, d, layout);
+  const detr_common_impl::Dims d = detr_common_impl::read_dims(c, layout);
+  detr_common_impl::Transformer t(b, d, layout);
   return t.decoder(query_pos, memory, stack, b.next_block());
 }
 
 Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   const Config& c = in.config;
-  const Dims d = read_dims(c, layout);
+  const detr_common_impl::Dims d = detr_common_impl::read_dims(c, layout);
   const bool detection = in.class_name.ends_with("ForObjectDetection");
   const Scope heads;
   const Scope model = detection ? Scope("model") : Scope();
@@ -406,7 +409,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
                 fmt::format("expected 'sine' or 'learned', found '{}'", pos_type));
   }
 
-  Transformer t(b, d, layout);
+  detr_common_impl::Transformer t(b, d, layout);
   auto memory = t.encoder(tokens, pos, model / "encoder", b.next_block());
   auto query_pos = b.node(NodeType::Embedding, "Query_Position_Embeddings", {d.queries, d.d}, {memory},
                           model / "query_position_embeddings");

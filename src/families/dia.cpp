@@ -19,6 +19,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace dia_impl {
 namespace {
 
 using namespace blocks;
@@ -152,10 +153,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace dia_impl
 
 const Family& dia_family() {
   static const Family family{"dia", "models/dia/modeling_dia.py", classes("Dia", {heads::ForConditionalGeneration}),
-                             build};
+                             dia_impl::build};
   return family;
 }
 

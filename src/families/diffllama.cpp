@@ -4,6 +4,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace diffllama_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -19,11 +20,12 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace diffllama_impl
 
 const Family& diffllama_family() {
   static const Family family{"diffllama", "models/diffllama/modeling_diffllama.py",
                              classes("DiffLlama", {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             diffllama_impl::build};
   return family;
 }
 

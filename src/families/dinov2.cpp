@@ -5,6 +5,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace dinov2_impl {
 namespace {
 
 using namespace blocks;
@@ -70,10 +71,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace dinov2_impl
 
 const Family& dinov2_family() {
   static const Family family{"dinov2", "models/dinov2/modeling_dinov2.py",
-                             classes("Dinov2", {heads::ForImageClassification}), build};
+                             classes("Dinov2", {heads::ForImageClassification}), dinov2_impl::build};
   return family;
 }
 

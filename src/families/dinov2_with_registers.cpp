@@ -6,6 +6,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace dinov2_with_registers_impl {
 namespace {
 
 using namespace blocks;
@@ -38,10 +39,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace dinov2_with_registers_impl
 
 const Family& dinov2_with_registers_family() {
   static const Family family{"dinov2_with_registers", "models/dinov2_with_registers/modeling_dinov2_with_registers.py",
-                             classes("Dinov2WithRegisters", {heads::ForImageClassification}), build};
+                             classes("Dinov2WithRegisters", {heads::ForImageClassification}), dinov2_with_registers_impl::build};
   return family;
 }
 

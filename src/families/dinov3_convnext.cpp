@@ -10,6 +10,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace dinov3_convnext_impl {
 namespace {
 
 using namespace blocks;
@@ -55,10 +56,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace dinov3_convnext_impl
 
 const Family& dinov3_convnext_family() {
   static const Family family{"dinov3_convnext", "models/dinov3_convnext/modeling_dinov3_convnext.py",
-                             classes("DINOv3ConvNext"), build};
+                             classes("DINOv3ConvNext"), dinov3_convnext_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace dinov3_vit_impl {
 namespace {
 
 using namespace blocks;
@@ -61,9 +62,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace dinov3_vit_impl
 
 const Family& dinov3_vit_family() {
-  static const Family family{"dinov3_vit", "models/dinov3_vit/modeling_dinov3_vit.py", classes("DINOv3ViT"), build};
+  static const Family family{"dinov3_vit", "models/dinov3_vit/modeling_dinov3_vit.py", classes("DINOv3ViT"), dinov3_vit_impl::build};
   return family;
 }
 

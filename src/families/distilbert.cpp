@@ -9,6 +9,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace distilbert_impl {
 namespace {
 
 using namespace blocks;
@@ -80,10 +81,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace distilbert_impl
 
 const Family& distilbert_family() {
   static const Family family{"distilbert", "models/distilbert/modeling_distilbert.py",
-                             classes("DistilBert", heads::kEncoder), build};
+                             classes("DistilBert", heads::kEncoder), distilbert_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace doge_impl {
 namespace {
 
 using namespace blocks;
@@ -96,10 +97,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace doge_impl
 
 const Family& doge_family() {
   static const Family family{"doge", "models/doge/modeling_doge.py",
-                             classes("Doge", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
+                             classes("Doge", {heads::ForCausalLM, heads::ForSequenceClassification}), doge_impl::build};
   return family;
 }
 

@@ -4,15 +4,17 @@
 #include "families/swin_common.hpp"
 
 namespace neurarch::families {
+namespace donut_swin_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return swin::model(in, b, {.final_norm = false});
 }
 }  // namespace
+}  // namespace donut_swin_impl
 
 const Family& donut_swin_family() {
   static const Family family{"donut-swin", "models/donut/modeling_donut_swin.py", {{"DonutSwinModel", Head::Base}},
-                             build};
+                             donut_swin_impl::build};
   return family;
 }
 

@@ -10,6 +10,7 @@
 #include "families/qwen3.hpp"
 
 namespace neurarch::families {
+namespace dots1_impl {
 namespace {
 
 std::vector<std::int64_t> windows(const Config& c, std::int64_t layers) {
@@ -35,10 +36,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace dots1_impl
 
 const Family& dots1_family() {
   static const Family family{"dots1", "models/dots1/modeling_dots1.py", classes("Dots1", {heads::ForCausalLM}),
-                             build};
+                             dots1_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace dpr_impl {
 namespace {
 
 using namespace blocks;
@@ -50,6 +51,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace dpr_impl
 
 const Family& dpr_family() {
   static const Family family{"dpr",
@@ -57,7 +59,7 @@ const Family& dpr_family() {
                              {{"DPRQuestionEncoder", Head::Base},
                               {"DPRContextEncoder", Head::Base},
                               {"DPRReader", Head::QuestionAnswering}},
-                             build};
+                             dpr_impl::build};
   return family;
 }
 

@@ -19,6 +19,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace dpt_impl {
 namespace {
 
 using namespace blocks;
@@ -126,13 +127,14 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace dpt_impl
 
 const Family& dpt_family() {
   static const Family family{"dpt", "models/dpt/modeling_dpt.py",
                              {{"DPTModel", Head::Base},
-                              {"DPTForDepthEstimation", kDepth},
-                              {"DPTForSemanticSegmentation", kSegmentation}},
-                             build};
+                              {"DPTForDepthEstimation", dpt_impl::kDepth},
+                              {"DPTForSemanticSegmentation", dpt_impl::kSegmentation}},
+                             dpt_impl::build};
   return family;
 }
 

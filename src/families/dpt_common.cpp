@@ -49,6 +49,7 @@ std::size_t python_index(const Config& c, std::string_view key, std::int64_t ind
   return static_cast<std::size_t>(at);
 }
 
+namespace dpt_common_impl {
 namespace {
 
 // The patch tokens of one layer as a [C, h, w] map, with DPT's readout of the CLS token applied.
@@ -103,6 +104,8 @@ void unused_residual_unit(GraphBuilder& b, const Value& owner, const Scope& modu
 }
 
 }  // namespace
+}  // namespace dpt_common_impl
+using namespace dpt_common_impl;
 
 std::vector<Value> neck(GraphBuilder& b, const std::vector<Value>& tokens, const NeckSpec& s) {
   b.set_block(-1);
@@ -112,7 +115,7 @@ std::vector<Value> neck(GraphBuilder& b, const std::vector<Value>& tokens, const
     const auto index = static_cast<std::int64_t>(i);
     const Scope layer = stage / "layers" / index;
     const std::int64_t channels = s.neck_hidden[i];
-    Value map = readout_map(b, tokens[i], i, s);
+    Value map = dpt_common_impl::readout_map(b, tokens[i], i, s);
     map = conv2d(b, map, fmt::format("Reassemble_Projection_{}", i),
                  {.module = layer / "projection", .in = s.token_width, .out = channels, .kernel = 1});
     const double factor = s.factors[i];
@@ -145,11 +148,11 @@ std::vector<Value> neck(GraphBuilder& b, const std::vector<Value>& tokens, const
       Value residual = feature;
       if (residual.shape != fused.shape)
         residual = resize(b, residual, name + "_Resize_Residual", fused.shape[1], fused.shape[2]);
-      Value unit = residual_unit(b, residual, name + "_Residual1", layer / "residual_layer1", s);
+      Value unit = dpt_common_impl::residual_unit(b, residual, name + "_Residual1", layer / "residual_layer1", s);
       h = add(b, fused, unit, name + "_Add");
     }
-    h = residual_unit(b, h, name + "_Residual2", layer / "residual_layer2", s);
-    if (i == 0) unused_residual_unit(b, h, layer / "residual_layer1", s);
+    h = dpt_common_impl::residual_unit(b, h, name + "_Residual2", layer / "residual_layer2", s);
+    if (i == 0) dpt_common_impl::unused_residual_unit(b, h, layer / "residual_layer1", s);
     if (s.fusion_extra) h = s.fusion_extra(b, h, name, layer);
     std::int64_t height = 2 * h.shape[1], width = 2 * h.shape[2];
     if (s.upsample_to_next && i + 1 < n) {

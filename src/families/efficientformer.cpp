@@ -17,6 +17,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace efficientformer_impl {
 namespace {
 
 using namespace blocks;
@@ -154,10 +155,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace efficientformer_impl
 
 const Family& efficientformer_family() {
   static const Family family{"efficientformer", "models/deprecated/efficientformer/modeling_efficientformer.py",
-                             classes("EfficientFormer", {heads::ForImageClassification}), build};
+                             classes("EfficientFormer", {heads::ForImageClassification}), efficientformer_impl::build};
   return family;
 }
 

@@ -11,6 +11,7 @@
 #include "families/efficientnet_common.hpp"
 
 namespace neurarch::families {
+namespace efficientnet_impl {
 namespace {
 
 using namespace blocks;
@@ -39,10 +40,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace efficientnet_impl
 
 const Family& efficientnet_family() {
   static const Family family{"efficientnet", "models/efficientnet/modeling_efficientnet.py",
-                             classes("EfficientNet", {heads::ForImageClassification}), build};
+                             classes("EfficientNet", {heads::ForImageClassification}), efficientnet_impl::build};
   return family;
 }
 

@@ -11,6 +11,7 @@
 #include "families/config_lists.hpp"
 
 namespace neurarch::families::efficientnet {
+namespace efficientnet_common_impl {
 namespace {
 
 using namespace blocks;
@@ -58,8 +59,10 @@ Value padded(const Value& x, std::int64_t total) {
 }
 
 }  // namespace
+}  // namespace efficientnet_common_impl
+using namespace efficientnet_common_impl;
 
-std::int64_t round_filters(const Config& c, std::int64_t channels) { return Scaling(c).filters(channels); }
+std::int64_t round_filters(const Config& c, std::int64_t channels) { return efficientnet_common_impl::Scaling(c).filters(channels); }
 
 bool max_pooling(const Config& c) {
   const std::string pooling = c.text({"pooling_type"}, "mean");
@@ -70,7 +73,7 @@ bool max_pooling(const Config& c) {
 }
 
 Value blocks(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root, std::int64_t& width) {
-  const Scaling scale(c);
+  const efficientnet_common_impl::Scaling scale(c);
   const std::int64_t channels = c.dim({"num_channels"}, 3);
   const std::int64_t image = in.image_size(c.dim({"image_size"}, 600));
   const auto kernels = size_list(c, "kernel_sizes", {3, 3, 5, 3, 5, 5, 3});
@@ -82,7 +85,7 @@ Value blocks(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope
   for (const auto& [key, list] : {std::pair{"kernel_sizes", &kernels}, {"out_channels", &outs}, {"strides", &strides},
                                   {"num_block_repeats", &repeats}, {"expand_ratios", &ratios}})
     require_length(c, key, *list, ins.size());
-  const std::set<std::int64_t> symmetric = symmetric_padding_blocks(c);
+  const std::set<std::int64_t> symmetric = efficientnet_common_impl::symmetric_padding_blocks(c);
   const double squeeze_ratio = c.number({"squeeze_expansion_ratio"}, 0.25);
   const std::string act = c.text({"hidden_act"}, "swish");
   const double drop_connect = c.number({"drop_connect_rate"}, 0.2);
@@ -90,7 +93,7 @@ Value blocks(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope
   const Scope emb = root / "embeddings";
   auto x = b.input({channels, image, image}, "pixels");
   const std::int64_t stem = scale.filters(32);
-  x = conv2d(b, padded(x, 1), "Stem_Conv",
+  x = conv2d(b, efficientnet_common_impl::padded(x, 1), "Stem_Conv",
              {.module = emb / "convolution", .in = channels, .out = stem, .kernel = 3, .stride = 2, .bias = false});
   x = batch_norm(b, x, "Stem_BatchNorm", emb / "batchnorm", act);
 
@@ -119,7 +122,7 @@ Value blocks(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope
       const Scope dw = l / "depthwise_conv";
       if (stride == 2) {
         const std::int64_t pad = symmetric.count(block) ? 2 * (k / 2) : 2 * (k / 2) - 1;
-        h = conv2d(b, padded(h, pad), name("Depthwise_Conv"),
+        h = conv2d(b, efficientnet_common_impl::padded(h, pad), name("Depthwise_Conv"),
                    {.module = dw / "depthwise_conv", .in = dim, .out = dim, .kernel = k, .stride = 2, .groups = dim,
                     .bias = false});
       } else {

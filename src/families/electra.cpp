@@ -7,6 +7,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace electra_impl {
 namespace {
 
 using namespace blocks;
@@ -51,12 +52,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace electra_impl
 
 const Family& electra_family() {
   static const Family family{"electra", "models/electra/modeling_electra.py",
                              classes("Electra",
                                      {heads::ForPreTraining, heads::ForMaskedLM, heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             electra_impl::build};
   return family;
 }
 

@@ -28,6 +28,7 @@
 #include "families/config_lists.hpp"
 
 namespace neurarch::families {
+namespace encodec_impl {
 namespace {
 
 using namespace blocks;
@@ -155,6 +156,8 @@ Value lstm_with_skip(GraphBuilder& b, const Value& x, const std::string& label, 
 }
 
 }  // namespace
+}  // namespace encodec_impl
+using namespace encodec_impl;
 
 namespace encodec {
 
@@ -238,12 +241,14 @@ Value model(const BuildInput& in, GraphBuilder& b, const Config& c) {
 
 }  // namespace encodec
 
+namespace encodec_impl {
 namespace {
 Value build(const BuildInput& in, GraphBuilder& b) { return encodec::model(in, b, in.config); }
 }  // namespace
+}  // namespace encodec_impl
 
 const Family& encodec_family() {
-  static const Family family{"encodec", "models/encodec/modeling_encodec.py", classes("Encodec"), build};
+  static const Family family{"encodec", "models/encodec/modeling_encodec.py", classes("Encodec"), encodec_impl::build};
   return family;
 }
 

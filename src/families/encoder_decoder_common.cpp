@@ -38,6 +38,7 @@ std::pair<const Family*, const ClassDef*> find_part(const Config& c, Head head, 
   return {family, cls};
 }
 
+namespace encoder_decoder_common_impl {
 namespace {
 
 // The encoder's last_hidden_state: base classes that pool end in their pooler, which reads it.
@@ -49,6 +50,8 @@ Value last_hidden_state(const GraphBuilder& b, const Value& out) {
 }
 
 }  // namespace
+}  // namespace encoder_decoder_common_impl
+using namespace encoder_decoder_common_impl;
 
 Value build(const BuildInput& in, GraphBuilder& b, const Composite& composite) {
   const Config& c = in.config;
@@ -65,7 +68,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Composite& composite) {
     graph::Nested nest(b, {.module = "encoder", .label = "Encoder_", .first_block = 0});
     const BuildInput sub{encoder_config, std::string(encoder_class->name), Head::Base, in.requested_seq,
                          in.requested_image_size};
-    states = last_hidden_state(b, encoder_family->build(sub, b));
+    states = encoder_decoder_common_impl::last_hidden_state(b, encoder_family->build(sub, b));
   }
 
   // The reference compares the configs' widths: the encoder's hidden_size (speech: output_hidden_size first),

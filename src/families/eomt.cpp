@@ -17,6 +17,7 @@
 #include "families/shared_parameters.hpp"
 
 namespace neurarch::families {
+namespace eomt_impl {
 namespace {
 
 using namespace blocks;
@@ -136,10 +137,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace eomt_impl
 
 const Family& eomt_family() {
   static const Family family{"eomt", "models/eomt/modular_eomt.py",
-                             {{"EomtForUniversalSegmentation", Head::PreTraining}}, build};
+                             {{"EomtForUniversalSegmentation", Head::PreTraining}}, eomt_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace ernie_impl {
 namespace {
 
 // ErnieConfig: use_task_id false, task_type_vocab_size 3.
@@ -19,12 +20,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace ernie_impl
 
 const Family& ernie_family() {
   static const Family family{"ernie", "models/ernie/modeling_ernie.py",
                              classes("Ernie",
                                      {heads::ForPreTraining, heads::ForMaskedLM, heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             ernie_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace ernie4_5_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -20,10 +21,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace ernie4_5_impl
 
 const Family& ernie4_5_family() {
   static const Family family{"ernie4_5", "models/ernie4_5/modeling_ernie4_5.py",
-                             classes("Ernie4_5", {heads::ForCausalLM}), build};
+                             classes("Ernie4_5", {heads::ForCausalLM}), ernie4_5_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace ernie4_5_moe_impl {
 namespace {
 
 std::vector<bool> sparse_layers(const Config& c, std::int64_t layers, std::int64_t experts) {
@@ -65,10 +66,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace ernie4_5_moe_impl
 
 const Family& ernie4_5_moe_family() {
   static const Family family{"ernie4_5_moe", "models/ernie4_5_moe/modeling_ernie4_5_moe.py",
-                             classes("Ernie4_5_Moe", {heads::ForCausalLM}), build};
+                             classes("Ernie4_5_Moe", {heads::ForCausalLM}), ernie4_5_moe_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace ernie_m_impl {
 namespace {
 
 using namespace blocks;
@@ -75,12 +76,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace ernie_m_impl
 
 const Family& ernie_m_family() {
   static const Family family{"ernie_m", "models/deprecated/ernie_m/modeling_ernie_m.py",
                              classes("ErnieM", {heads::ForSequenceClassification, heads::ForTokenClassification,
                                                 heads::ForQuestionAnswering}),
-                             build};
+                             ernie_m_impl::build};
   return family;
 }
 

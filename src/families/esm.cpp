@@ -11,6 +11,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace esm_impl {
 namespace {
 
 using namespace blocks;
@@ -62,12 +63,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace esm_impl
 
 const Family& esm_family() {
   static const Family family{"esm", "models/esm/modeling_esm.py",
                              classes("Esm",
                                      {heads::ForMaskedLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             esm_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@
 #include "families/exaone4.hpp"
 
 namespace neurarch::families {
+namespace exaone4_impl {
 namespace {
 
 std::vector<std::int64_t> pattern_windows(const Config& c, std::int64_t layers, std::int64_t window) {
@@ -50,18 +51,20 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace exaone4_impl
+using namespace exaone4_impl;
 
 std::vector<std::int64_t> exaone4::windows(const Config& c, std::int64_t layers, std::int64_t default_window) {
   const std::int64_t window = decoder::window_or_none(c, "sliding_window", default_window);
   std::vector<std::int64_t> out = decoder::windows_from_layer_types(c, layers, window);
-  return out.empty() ? pattern_windows(c, layers, window) : out;
+  return out.empty() ? exaone4_impl::pattern_windows(c, layers, window) : out;
 }
 
 const Family& exaone4_family() {
   static const Family family{"exaone4", "models/exaone4/modeling_exaone4.py",
                              classes("Exaone4",
                                      {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             exaone4_impl::build};
   return family;
 }
 

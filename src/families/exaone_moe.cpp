@@ -9,6 +9,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace exaone_moe_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -42,10 +43,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace exaone_moe_impl
 
 const Family& exaone_moe_family() {
   static const Family family{"exaone_moe", "models/exaone_moe/modeling_exaone_moe.py",
-                             classes("ExaoneMoe", {heads::ForCausalLM}), build};
+                             classes("ExaoneMoe", {heads::ForCausalLM}), exaone_moe_impl::build};
   return family;
 }
 

@@ -11,6 +11,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace falcon_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -72,9 +73,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace falcon_impl
 
 const Family& falcon_family() {
-  static const Family family{"falcon", "models/falcon/modeling_falcon.py", classes("Falcon", heads::kDecoder), build};
+  static const Family family{"falcon", "models/falcon/modeling_falcon.py", classes("Falcon", heads::kDecoder), falcon_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace falcon_h1_impl {
 namespace {
 
 using namespace blocks;
@@ -57,10 +58,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace falcon_h1_impl
 
 const Family& falcon_h1_family() {
   static const Family family{"falcon_h1", "models/falcon_h1/modeling_falcon_h1.py",
-                             classes("FalconH1", {heads::ForCausalLM}), build};
+                             classes("FalconH1", {heads::ForCausalLM}), falcon_h1_impl::build};
   return family;
 }
 

@@ -44,6 +44,7 @@ Value convolution_module(GraphBuilder& b, const Value& x, std::int64_t i, const 
 
 }  // namespace fastspeech2
 
+namespace fastspeech2_conformer_impl {
 namespace {
 
 using namespace blocks;
@@ -214,6 +215,8 @@ Value postnet(GraphBuilder& b, const Value& x, const Dims& d, const Scope& m) {
 }
 
 }  // namespace
+}  // namespace fastspeech2_conformer_impl
+using namespace fastspeech2_conformer_impl;
 
 namespace fastspeech2 {
 
@@ -264,13 +267,15 @@ Value model(const BuildInput& in, GraphBuilder& b, const Config& c) {
 
 }  // namespace fastspeech2
 
+namespace fastspeech2_conformer_impl {
 namespace {
 Value build(const BuildInput& in, GraphBuilder& b) { return fastspeech2::model(in, b, in.config); }
 }  // namespace
+}  // namespace fastspeech2_conformer_impl
 
 const Family& fastspeech2_conformer_family() {
   static const Family family{"fastspeech2_conformer", "models/fastspeech2_conformer/modeling_fastspeech2_conformer.py",
-                             classes("FastSpeech2Conformer"), build};
+                             classes("FastSpeech2Conformer"), fastspeech2_conformer_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/hifigan.hpp"
 
 namespace neurarch::families {
+namespace fastspeech2_conformer_with_hifigan_impl {
 namespace {
 
 using namespace blocks;
@@ -22,11 +23,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace fastspeech2_conformer_with_hifigan_impl
 
 const Family& fastspeech2_conformer_with_hifigan_family() {
   static const Family family{"fastspeech2_conformer_with_hifigan",
                              "models/fastspeech2_conformer/modeling_fastspeech2_conformer.py",
-                             {{"FastSpeech2ConformerWithHifiGan", Head::Base}}, build};
+                             {{"FastSpeech2ConformerWithHifiGan", Head::Base}}, fastspeech2_conformer_with_hifigan_impl::build};
   return family;
 }
 

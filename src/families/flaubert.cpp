@@ -4,6 +4,7 @@
 #include "families/xlm_common.hpp"
 
 namespace neurarch::families {
+namespace flaubert_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -11,11 +12,12 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace flaubert_impl
 
 const Family& flaubert_family() {
   static const Family family{"flaubert", "models/flaubert/modeling_flaubert.py",
                              classes("Flaubert", {{"WithLMHeadModel", Head::MaskedLM}, heads::ForSequenceClassification, heads::ForTokenClassification, {"ForQuestionAnsweringSimple", Head::QuestionAnswering}}),
-                             build};
+                             flaubert_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace flava_impl {
 namespace {
 
 using namespace blocks;
@@ -55,9 +56,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace flava_impl
 
 const Family& flava_family() {
-  static const Family family{"flava", "models/flava/modeling_flava.py", {{"FlavaModel", Head::Base}}, build};
+  static const Family family{"flava", "models/flava/modeling_flava.py", {{"FlavaModel", Head::Base}}, flava_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/flava_common.hpp"
 
 namespace neurarch::families {
+namespace flava_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -11,9 +12,10 @@ using namespace blocks;
 Value build(const BuildInput& in, GraphBuilder& b) { return flava::text_model(in, b, in.config, Scope(), 0).states; }
 
 }  // namespace
+}  // namespace flava_text_model_impl
 
 const Family& flava_text_model_family() {
-  static const Family family{"flava_text_model", "models/flava/modeling_flava.py", classes("FlavaText"), build};
+  static const Family family{"flava_text_model", "models/flava/modeling_flava.py", classes("FlavaText"), flava_text_model_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace flex_olmo_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -30,10 +31,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace flex_olmo_impl
 
 const Family& flex_olmo_family() {
   static const Family family{"flex_olmo", "models/flex_olmo/modeling_flex_olmo.py",
-                             classes("FlexOlmo", {heads::ForCausalLM}), build};
+                             classes("FlexOlmo", {heads::ForCausalLM}), flex_olmo_impl::build};
   return family;
 }
 

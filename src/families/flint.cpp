@@ -10,6 +10,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace flint_impl {
 namespace {
 
 std::vector<std::int64_t> attention_windows(const Config& c, std::int64_t layers) {
@@ -52,10 +53,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace flint_impl
 
 const Family& flint_family() {
   static const Family family{"flint", "models/flint/modeling_flint.py", classes("Flint", {heads::ForCausalLM}),
-                             build};
+                             flint_impl::build};
   return family;
 }
 

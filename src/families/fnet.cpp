@@ -13,6 +13,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace fnet_impl {
 namespace {
 
 using namespace blocks;
@@ -75,13 +76,14 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace fnet_impl
 
 const Family& fnet_family() {
   static const Family family{"fnet", "models/fnet/modeling_fnet.py",
                              classes("FNet", {heads::ForPreTraining, heads::ForMaskedLM,
                                               heads::ForSequenceClassification, heads::ForTokenClassification,
                                               heads::ForQuestionAnswering}),
-                             build};
+                             fnet_impl::build};
   return family;
 }
 

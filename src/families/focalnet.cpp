@@ -16,6 +16,7 @@
 #include "families/mix_transformer.hpp"
 
 namespace neurarch::families {
+namespace focalnet_impl {
 namespace {
 
 using namespace blocks;
@@ -120,10 +121,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace focalnet_impl
 
 const Family& focalnet_family() {
   static const Family family{"focalnet", "models/focalnet/modeling_focalnet.py",
-                             classes("FocalNet", {heads::ForImageClassification}), build};
+                             classes("FocalNet", {heads::ForImageClassification}), focalnet_impl::build};
   return family;
 }
 

@@ -8,6 +8,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace fsmt_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b,
@@ -22,10 +23,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                       .sinusoid_offset_after_pad = true});
 }
 }  // namespace
+}  // namespace fsmt_impl
 
 const Family& fsmt_family() {
   static const Family family{"fsmt", "models/fsmt/modeling_fsmt.py",
-                             classes("FSMT", {heads::ForConditionalGeneration}), build};
+                             classes("FSMT", {heads::ForConditionalGeneration}), fsmt_impl::build};
   return family;
 }
 

@@ -17,6 +17,7 @@
 #include "families/shared_parameters.hpp"
 
 namespace neurarch::families {
+namespace funnel_impl {
 namespace {
 
 using namespace blocks;
@@ -188,11 +189,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace funnel_impl
 
 const Family& funnel_family() {
   static const Family family{"funnel", "models/funnel/modeling_funnel.py",
                              classes("Funnel", {{"BaseModel", Head::Base}, heads::ForPreTraining, heads::ForMaskedLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             funnel_impl::build};
   return family;
 }
 

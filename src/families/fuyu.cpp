@@ -12,6 +12,7 @@
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
+namespace fuyu_impl {
 namespace {
 
 using namespace blocks;
@@ -51,9 +52,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace fuyu_impl
 
 const Family& fuyu_family() {
-  static const Family family{"fuyu", "models/fuyu/modeling_fuyu.py", {{"FuyuForCausalLM", Head::CausalLM}}, build};
+  static const Family family{"fuyu", "models/fuyu/modeling_fuyu.py", {{"FuyuForCausalLM", Head::CausalLM}}, fuyu_impl::build};
   return family;
 }
 

@@ -21,6 +21,7 @@ decoder::DecoderSpec gemma2::spec(const Config& c) {
   return s;
 }
 
+namespace gemma2_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -28,12 +29,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gemma2_impl
 
 const Family& gemma2_family() {
   static const Family family{"gemma2", "models/gemma2/modeling_gemma2.py",
                              classes("Gemma2",
                                      {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             gemma2_impl::build};
   return family;
 }
 

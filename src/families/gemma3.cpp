@@ -20,6 +20,7 @@ namespace gemma3 {
 
 using namespace blocks;
 
+namespace gemma3_impl {
 namespace {
 
 // The projector's shape check mirrors its forward: the tower's patches reshaped into the configured
@@ -60,6 +61,8 @@ Value projector(GraphBuilder& b, const Config& c, const Config& vision_config, c
 }
 
 }  // namespace
+}  // namespace gemma3_impl
+using namespace gemma3_impl;
 
 Value conditional_generation(const BuildInput& in, GraphBuilder& b, const Scope& model, const Scope& head_root,
                              std::string_view text_type) {
@@ -105,6 +108,7 @@ Value conditional_generation(const BuildInput& in, GraphBuilder& b, const Scope&
 
 }  // namespace gemma3
 
+namespace gemma3_impl {
 namespace {
 
 // Checkpoints published before 4.52 (google/gemma-3-*) keep the older layout, which 4.57 renames on load
@@ -127,11 +131,12 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gemma3_impl
 
 const Family& gemma3_family() {
   static const Family family{"gemma3", "models/gemma3/modeling_gemma3.py",
                              classes("Gemma3", {heads::VisionLanguageGeneration, heads::ForSequenceClassification}),
-                             build};
+                             gemma3_impl::build};
   return family;
 }
 

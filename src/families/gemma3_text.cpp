@@ -37,6 +37,7 @@ decoder::DecoderSpec gemma3_text::spec(const Config& c, const Defaults& d) {
   return s;
 }
 
+namespace gemma3_text_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -56,6 +57,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gemma3_text_impl
 
 const Family& gemma3_text_family() {
   static const Family family{"gemma3_text",
@@ -63,7 +65,7 @@ const Family& gemma3_text_family() {
                              {{"Gemma3TextModel", Head::Base},
                               {"Gemma3ForCausalLM", Head::CausalLM},
                               {"Gemma3TextForSequenceClassification", Head::SequenceClassification}},
-                             build};
+                             gemma3_text_impl::build};
   return family;
 }
 

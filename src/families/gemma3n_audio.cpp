@@ -25,6 +25,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace gemma3n_audio_impl {
 namespace {
 
 using namespace blocks;
@@ -210,10 +211,11 @@ graph::Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gemma3n_audio_impl
 
 const Family& gemma3n_audio_family() {
   static const Family family{"gemma3n_audio", "models/gemma3n/modeling_gemma3n.py",
-                             {{"Gemma3nAudioEncoder", Head::Base}}, build};
+                             {{"Gemma3nAudioEncoder", Head::Base}}, gemma3n_audio_impl::build};
   return family;
 }
 

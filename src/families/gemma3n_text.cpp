@@ -22,6 +22,7 @@
 
 namespace neurarch::families {
 namespace gemma3n {
+namespace gemma3n_text_impl {
 namespace {
 
 using namespace blocks;
@@ -200,6 +201,8 @@ Value layer(GraphBuilder& b, const Value& streams, const std::optional<Value>& p
 }
 
 }  // namespace
+}  // namespace gemma3n_text_impl
+using namespace gemma3n_text_impl;
 
 TextSpec text_spec(const Config& c) {
   gemma3_text::Defaults d;
@@ -313,6 +316,7 @@ Value build_text(const BuildInput& in, GraphBuilder& b, const TextSpec& t) {
 
 }  // namespace gemma3n
 
+namespace gemma3n_text_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -320,10 +324,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gemma3n_text_impl
 
 const Family& gemma3n_text_family() {
   static const Family family{"gemma3n_text", "models/gemma3n/modeling_gemma3n.py",
-                             {{"Gemma3nTextModel", Head::Base}, {"Gemma3nForCausalLM", Head::CausalLM}}, build};
+                             {{"Gemma3nTextModel", Head::Base}, {"Gemma3nForCausalLM", Head::CausalLM}}, gemma3n_text_impl::build};
   return family;
 }
 

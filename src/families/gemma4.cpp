@@ -16,6 +16,7 @@
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
+namespace gemma4_impl {
 namespace {
 
 bool present(const Config& c, const char* key) {
@@ -62,10 +63,11 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gemma4_impl
 
 const Family& gemma4_family() {
   static const Family family{"gemma4", "models/gemma4/modeling_gemma4.py",
-                             classes("Gemma4", {heads::VisionLanguageGeneration}), build};
+                             classes("Gemma4", {heads::VisionLanguageGeneration}), gemma4_impl::build};
   return family;
 }
 

@@ -27,6 +27,7 @@ namespace gemma4 {
 using namespace blocks;
 using graph::NodeType;
 
+namespace gemma4_audio_impl {
 namespace {
 
 struct AudioSpec {
@@ -156,6 +157,8 @@ Value light_conv(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l
 }
 
 }  // namespace
+}  // namespace gemma4_audio_impl
+using namespace gemma4_audio_impl;
 
 Value audio_tower(GraphBuilder& b, const Config& c, std::int64_t frames) {
   const AudioSpec s = read_spec(c);
@@ -190,6 +193,7 @@ Value audio_tower(GraphBuilder& b, const Config& c, std::int64_t frames) {
 
 }  // namespace gemma4
 
+namespace gemma4_audio_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -198,10 +202,11 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gemma4_audio_impl
 
 const Family& gemma4_audio_family() {
   static const Family family{"gemma4_audio", "models/gemma4/modeling_gemma4.py",
-                             {{"Gemma4AudioModel", Head::Base}}, build};
+                             {{"Gemma4AudioModel", Head::Base}}, gemma4_audio_impl::build};
   return family;
 }
 

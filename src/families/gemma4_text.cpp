@@ -18,6 +18,7 @@
 #include "families/gemma3n_text.hpp"
 
 namespace neurarch::families {
+namespace gemma4_text_impl {
 namespace {
 
 // The per-layer overrides of head_dim and num_key_value_heads (keys are layer indices).
@@ -111,10 +112,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gemma4_text_impl
 
 const Family& gemma4_text_family() {
   static const Family family{"gemma4_text", "models/gemma4/modeling_gemma4.py",
-                             {{"Gemma4TextModel", Head::Base}, {"Gemma4ForCausalLM", Head::CausalLM}}, build};
+                             {{"Gemma4TextModel", Head::Base}, {"Gemma4ForCausalLM", Head::CausalLM}}, gemma4_text_impl::build};
   return family;
 }
 

@@ -45,6 +45,7 @@ Value embed(GraphBuilder& b, const Value& features, std::int64_t text_hidden, co
                text_hidden, false);
 }
 
+namespace gemma4_vision_impl {
 namespace {
 
 struct VisionSpec {
@@ -106,9 +107,11 @@ std::pair<std::int64_t, std::int64_t> token_grid(std::int64_t tokens) {
 }
 
 }  // namespace
+}  // namespace gemma4_vision_impl
+using namespace gemma4_vision_impl;
 
 Value vision_tower(GraphBuilder& b, const Config& c, std::int64_t soft_tokens) {
-  const VisionSpec s = read_spec(c);
+  const VisionSpec s = gemma4_vision_impl::read_spec(c);
   const std::int64_t patches = soft_tokens * s.pooling * s.pooling;
   auto x = b.input({patches, 3 * s.patch * s.patch}, "pixels", "pixel_values");
 
@@ -143,6 +146,7 @@ Value vision_tower(GraphBuilder& b, const Config& c, std::int64_t soft_tokens) {
 
 }  // namespace gemma4
 
+namespace gemma4_vision_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -151,10 +155,11 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gemma4_vision_impl
 
 const Family& gemma4_vision_family() {
   static const Family family{"gemma4_vision", "models/gemma4/modeling_gemma4.py",
-                             {{"Gemma4VisionModel", Head::Base}}, build};
+                             {{"Gemma4VisionModel", Head::Base}}, gemma4_vision_impl::build};
   return family;
 }
 

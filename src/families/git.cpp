@@ -15,6 +15,7 @@
 #include "families/git_common.hpp"
 
 namespace neurarch::families {
+namespace git_impl {
 namespace {
 
 using namespace blocks;
@@ -74,9 +75,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace git_impl
 
 const Family& git_family() {
-  static const Family family{"git", "models/git/modeling_git.py", classes("Git", {heads::ForCausalLM}), build};
+  static const Family family{"git", "models/git/modeling_git.py", classes("Git", {heads::ForCausalLM}), git_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/git_common.hpp"
 
 namespace neurarch::families {
+namespace git_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -13,9 +14,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace git_vision_model_impl
 
 const Family& git_vision_model_family() {
-  static const Family family{"git_vision_model", "models/git/modeling_git.py", classes("GitVision"), build};
+  static const Family family{"git_vision_model", "models/git/modeling_git.py", classes("GitVision"), git_vision_model_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace glm_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -17,12 +18,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace glm_impl
 
 const Family& glm_family() {
   static const Family family{"glm", "models/glm/modeling_glm.py",
                              classes("Glm",
                                      {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             glm_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace glm4_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -20,12 +21,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace glm4_impl
 
 const Family& glm4_family() {
   static const Family family{"glm4", "models/glm4/modeling_glm4.py",
                              classes("Glm4",
                                      {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             glm4_impl::build};
   return family;
 }
 

@@ -11,6 +11,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace glm4_moe_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -23,6 +24,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace glm4_moe_impl
+using namespace glm4_moe_impl;
 
 namespace glm4_moe {
 
@@ -77,7 +80,7 @@ decltype(decoder::DecoderSpec::mlp_override) v3_feed_forward(const Config& c, co
 
 const Family& glm4_moe_family() {
   static const Family family{"glm4_moe", "models/glm4_moe/modeling_glm4_moe.py",
-                             classes("Glm4Moe", {heads::ForCausalLM}), build};
+                             classes("Glm4Moe", {heads::ForCausalLM}), glm4_moe_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace glm4_moe_lite_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -31,10 +32,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace glm4_moe_lite_impl
 
 const Family& glm4_moe_lite_family() {
   static const Family family{"glm4_moe_lite", "models/glm4_moe_lite/modeling_glm4_moe_lite.py",
-                             classes("Glm4MoeLite", {heads::ForCausalLM}), build};
+                             classes("Glm4MoeLite", {heads::ForCausalLM}), glm4_moe_lite_impl::build};
   return family;
 }
 

@@ -106,6 +106,7 @@ Value vision(const BuildInput& in, GraphBuilder& b, const Config& c, Grid& grid)
 
 }  // namespace glm4v
 
+namespace glm4v_impl {
 namespace {
 
 Config text_config_of(const Config& c) {
@@ -119,13 +120,15 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace glm4v_impl
+using namespace glm4v_impl;
 
 namespace glm4v {
 
 Value conditional_generation(const BuildInput& in, GraphBuilder& b, const multimodal::LanguageModel& lm) {
   const Config& c = in.config;
   const Config vision_config = c.child("vision_config");
-  const Config text_config = text_config_of(c);
+  const Config text_config = glm4v_impl::text_config_of(c);
   const std::int64_t text_hidden = multimodal::token_width(in, text_config, lm);
   const bool with_head = in.head != Head::Base;
   glm4v::Grid grid;
@@ -158,7 +161,7 @@ Value conditional_generation(const BuildInput& in, GraphBuilder& b, const multim
 
 const Family& glm4v_family() {
   static const Family family{"glm4v", "models/glm4v/modeling_glm4v.py",
-                             classes("Glm4v", {heads::VisionLanguageGeneration}), build};
+                             classes("Glm4v", {heads::VisionLanguageGeneration}), glm4v_impl::build};
   return family;
 }
 

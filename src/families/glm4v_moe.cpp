@@ -7,6 +7,7 @@
 #include "families/glm4v_moe_text.hpp"
 
 namespace neurarch::families {
+namespace glm4v_moe_impl {
 namespace {
 
 graph::Value build_text(const BuildInput& in, graph::GraphBuilder& b) {
@@ -26,10 +27,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace glm4v_moe_impl
 
 const Family& glm4v_moe_family() {
   static const Family family{"glm4v_moe", "models/glm4v_moe/modeling_glm4v_moe.py",
-                             classes("Glm4vMoe", {heads::VisionLanguageGeneration}), build};
+                             classes("Glm4vMoe", {heads::VisionLanguageGeneration}), glm4v_moe_impl::build};
   return family;
 }
 

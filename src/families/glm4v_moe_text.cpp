@@ -21,6 +21,7 @@ decoder::DecoderSpec text_spec(const Config& text, bool fused_experts) {
 
 }  // namespace glm4v_moe
 
+namespace glm4v_moe_text_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -28,10 +29,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace glm4v_moe_text_impl
 
 const Family& glm4v_moe_text_family() {
   static const Family family{"glm4v_moe_text", "models/glm4v_moe/modeling_glm4v_moe.py", classes("Glm4vMoeText"),
-                             build};
+                             glm4v_moe_text_impl::build};
   return family;
 }
 

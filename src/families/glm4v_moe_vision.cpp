@@ -5,6 +5,7 @@
 #include "families/glm4v.hpp"
 
 namespace neurarch::families {
+namespace glm4v_moe_vision_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -17,10 +18,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace glm4v_moe_vision_impl
 
 const Family& glm4v_moe_vision_family() {
   static const Family family{"glm4v_moe_vision", "models/glm4v_moe/modeling_glm4v_moe.py",
-                             {{"Glm4vMoeVisionModel", Head::Base}}, build};
+                             {{"Glm4vMoeVisionModel", Head::Base}}, glm4v_moe_vision_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace glm4v_text_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -23,9 +24,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace glm4v_text_impl
 
 const Family& glm4v_text_family() {
-  static const Family family{"glm4v_text", "models/glm4v/modeling_glm4v.py", classes("Glm4vText"), build};
+  static const Family family{"glm4v_text", "models/glm4v/modeling_glm4v.py", classes("Glm4vText"), glm4v_text_impl::build};
   return family;
 }
 

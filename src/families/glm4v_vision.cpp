@@ -6,6 +6,7 @@
 #include "families/glm4v.hpp"
 
 namespace neurarch::families {
+namespace glm4v_vision_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -18,10 +19,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace glm4v_vision_impl
 
 const Family& glm4v_vision_family() {
   static const Family family{"glm4v_vision", "models/glm4v/modeling_glm4v.py",
-                             {{"Glm4vVisionModel", Head::Base}}, build};
+                             {{"Glm4vVisionModel", Head::Base}}, glm4v_vision_impl::build};
   return family;
 }
 

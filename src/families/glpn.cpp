@@ -12,6 +12,7 @@
 #include "families/segformer.hpp"
 
 namespace neurarch::families {
+namespace glpn_impl {
 namespace {
 
 using namespace blocks;
@@ -72,10 +73,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace glpn_impl
 
 const Family& glpn_family() {
   static const Family family{"glpn", "models/glpn/modeling_glpn.py",
-                             classes("GLPN", {{"ForDepthEstimation", Head::PreTraining}}), build};
+                             classes("GLPN", {{"ForDepthEstimation", Head::PreTraining}}), glpn_impl::build};
   return family;
 }
 

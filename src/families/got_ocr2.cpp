@@ -13,6 +13,7 @@
 #include "families/sam_common.hpp"
 
 namespace neurarch::families {
+namespace got_ocr2_impl {
 namespace {
 
 using namespace blocks;
@@ -66,10 +67,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace got_ocr2_impl
 
 const Family& got_ocr2_family() {
   static const Family family{"got_ocr2", "models/got_ocr2/modeling_got_ocr2.py",
-                             classes("GotOcr2", {heads::VisionLanguageGeneration}), build};
+                             classes("GotOcr2", {heads::VisionLanguageGeneration}), got_ocr2_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@
 #include "families/gpt2.hpp"
 
 namespace neurarch::families {
+namespace gpt2_impl {
 namespace {
 
 using namespace blocks;
@@ -46,6 +47,8 @@ Value layer_norm(GraphBuilder& b, const Value& x, const std::string& name, const
 }
 
 }  // namespace
+}  // namespace gpt2_impl
+using namespace gpt2_impl;
 
 namespace gpt2 {
 
@@ -149,17 +152,19 @@ Value build(const BuildInput& in, GraphBuilder& b, const Variant& v) {
 
 }  // namespace gpt2
 
+namespace gpt2_impl {
 namespace {
 
 Value build(const BuildInput& in, GraphBuilder& b) { return gpt2::build(in, b, {}); }
 
 }  // namespace
+}  // namespace gpt2_impl
 
 const Family& gpt2_family() {
   static const Family family{"gpt2", "models/gpt2/modeling_gpt2.py",
                              classes("GPT2",
                                      {heads::LMHeadModel, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             gpt2_impl::build};
   return family;
 }
 

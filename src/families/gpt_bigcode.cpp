@@ -10,6 +10,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace gpt_bigcode_impl {
 namespace {
 
 using namespace blocks;
@@ -75,12 +76,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gpt_bigcode_impl
 
 const Family& gpt_bigcode_family() {
   static const Family family{"gpt_bigcode", "models/gpt_bigcode/modeling_gpt_bigcode.py",
                              classes("GPTBigCode",
                                      {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             gpt_bigcode_impl::build};
   return family;
 }
 

@@ -10,6 +10,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace gpt_neo_impl {
 namespace {
 
 // attention_types, e.g. [[["global", "local"], 12]], expands to one entry per layer: a local
@@ -63,10 +64,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gpt_neo_impl
 
 const Family& gpt_neo_family() {
   static const Family family{"gpt_neo", "models/gpt_neo/modeling_gpt_neo.py",
-                             classes("GPTNeo", heads::kDecoder), build};
+                             classes("GPTNeo", heads::kDecoder), gpt_neo_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/gpt_neox.hpp"
 
 namespace neurarch::families {
+namespace gpt_neox_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -13,6 +14,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gpt_neox_impl
+using namespace gpt_neox_impl;
 
 namespace gpt_neox {
 
@@ -51,7 +54,7 @@ decoder::DecoderSpec spec(const Config& c, const Defaults& d) {
 
 const Family& gpt_neox_family() {
   static const Family family{"gpt_neox", "models/gpt_neox/modeling_gpt_neox.py",
-                             classes("GPTNeoX", heads::kDecoder), build};
+                             classes("GPTNeoX", heads::kDecoder), gpt_neox_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/gpt_neox.hpp"
 
 namespace neurarch::families {
+namespace gpt_neox_japanese_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -44,10 +45,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gpt_neox_japanese_impl
 
 const Family& gpt_neox_japanese_family() {
   static const Family family{"gpt_neox_japanese", "models/gpt_neox_japanese/modeling_gpt_neox_japanese.py",
-                             classes("GPTNeoXJapanese", {heads::ForCausalLM}), build};
+                             classes("GPTNeoXJapanese", {heads::ForCausalLM}), gpt_neox_japanese_impl::build};
   return family;
 }
 

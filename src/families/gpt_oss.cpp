@@ -13,6 +13,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace gpt_oss_impl {
 namespace {
 
 std::vector<std::int64_t> gpt_oss_windows(const Config& c, std::int64_t layers, std::int64_t window) {
@@ -53,10 +54,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gpt_oss_impl
 
 const Family& gpt_oss_family() {
   static const Family family{"gpt_oss", "models/gpt_oss/modeling_gpt_oss.py",
-                             classes("GptOss", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
+                             classes("GptOss", {heads::ForCausalLM, heads::ForSequenceClassification}), gpt_oss_impl::build};
   return family;
 }
 

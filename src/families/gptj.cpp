@@ -34,6 +34,7 @@ decoder::DecoderSpec decoder::gptj_spec(const Config& c) {
   return s;
 }
 
+namespace gptj_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -41,12 +42,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gptj_impl
 
 const Family& gptj_family() {
   static const Family family{"gptj", "models/gptj/modeling_gptj.py",
                              classes("GPTJ",
                                      {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForQuestionAnswering}),
-                             build};
+                             gptj_impl::build};
   return family;
 }
 

@@ -15,6 +15,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace gptsan_japanese_impl {
 namespace {
 
 using namespace blocks;
@@ -89,10 +90,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace gptsan_japanese_impl
 
 const Family& gptsan_japanese_family() {
   static const Family family{"gptsan-japanese", "models/deprecated/gptsan_japanese/modeling_gptsan_japanese.py",
-                             classes("GPTSanJapanese", {heads::ForConditionalGeneration}), build};
+                             classes("GPTSanJapanese", {heads::ForConditionalGeneration}), gptsan_japanese_impl::build};
   return family;
 }
 

@@ -19,6 +19,7 @@ decoder::DecoderSpec granite::spec(const Config& c, const decoder::LlamaDefaults
   return s;
 }
 
+namespace granite_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -29,10 +30,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace granite_impl
 
 const Family& granite_family() {
   static const Family family{"granite", "models/granite/modeling_granite.py",
-                             classes("Granite", {heads::ForCausalLM}), build};
+                             classes("Granite", {heads::ForCausalLM}), granite_impl::build};
   return family;
 }
 

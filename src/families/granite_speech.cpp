@@ -22,6 +22,7 @@
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
+namespace granite_speech_impl {
 namespace {
 
 using namespace blocks;
@@ -161,18 +162,20 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace granite_speech_impl
+using namespace granite_speech_impl;
 
 namespace granite_speech {
 
 Value ctc_encoder(GraphBuilder& b, const Config& encoder_config) {
-  return encoder(b, read_encoder(encoder_config), Scope());
+  return granite_speech_impl::encoder(b, granite_speech_impl::read_encoder(encoder_config), Scope());
 }
 
 }  // namespace granite_speech
 
 const Family& granite_speech_family() {
   static const Family family{"granite_speech", "models/granite_speech/modeling_granite_speech.py",
-                             {{"GraniteSpeechForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"GraniteSpeechForConditionalGeneration", Head::CausalLM}}, granite_speech_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/granite_speech.hpp"
 
 namespace neurarch::families {
+namespace granite_speech_encoder_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -11,10 +12,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace granite_speech_encoder_impl
 
 const Family& granite_speech_encoder_family() {
   static const Family family{"granite_speech_encoder", "models/granite_speech/modeling_granite_speech.py",
-                             {{"GraniteSpeechCTCEncoder", Head::Base}}, build};
+                             {{"GraniteSpeechCTCEncoder", Head::Base}}, granite_speech_encoder_impl::build};
   return family;
 }
 

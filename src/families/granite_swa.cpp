@@ -8,6 +8,7 @@
 #include "families/granite_swa.hpp"
 
 namespace neurarch::families {
+namespace granite_swa_impl {
 namespace {
 
 std::vector<std::int64_t> attention_windows(const Config& c, std::int64_t layers) {
@@ -41,17 +42,19 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace granite_swa_impl
+using namespace granite_swa_impl;
 
 void granite_swa::sliding_attention(decoder::DecoderSpec& s, const Config& c) {
   s.head_scalars = {"sinks"};
   s.eager_only = true;
-  s.windows = attention_windows(c, s.layers);
-  s.rope_layers = rope_layers(c, s.layers);
+  s.windows = granite_swa_impl::attention_windows(c, s.layers);
+  s.rope_layers = granite_swa_impl::rope_layers(c, s.layers);
 }
 
 const Family& granite_swa_family() {
   static const Family family{"granite_swa", "models/granite_swa/modeling_granite_swa.py",
-                             classes("GraniteSWA", {heads::ForCausalLM}), build};
+                             classes("GraniteSWA", {heads::ForCausalLM}), granite_swa_impl::build};
   return family;
 }
 

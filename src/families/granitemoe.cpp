@@ -21,6 +21,7 @@ blocks::MoESpec granitemoe::in_layer(blocks::MoESpec m, const graph::Scope& laye
   return m;
 }
 
+namespace granitemoe_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -32,10 +33,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace granitemoe_impl
 
 const Family& granitemoe_family() {
   static const Family family{"granitemoe", "models/granitemoe/modeling_granitemoe.py",
-                             classes("GraniteMoe", {heads::ForCausalLM}), build};
+                             classes("GraniteMoe", {heads::ForCausalLM}), granitemoe_impl::build};
   return family;
 }
 

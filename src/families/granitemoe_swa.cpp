@@ -10,6 +10,7 @@
 #include "families/granite_swa.hpp"
 
 namespace neurarch::families {
+namespace granitemoe_swa_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -36,10 +37,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace granitemoe_swa_impl
 
 const Family& granitemoe_swa_family() {
   static const Family family{"granitemoe_swa", "models/granitemoe_swa/modeling_granitemoe_swa.py",
-                             classes("GraniteMoeSWA", {heads::ForCausalLM}), build};
+                             classes("GraniteMoeSWA", {heads::ForCausalLM}), granitemoe_swa_impl::build};
   return family;
 }
 

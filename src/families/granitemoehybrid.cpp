@@ -13,6 +13,7 @@
 #include "families/hybrid_common.hpp"
 
 namespace neurarch::families {
+namespace granitemoehybrid_impl {
 namespace {
 
 // The reference remaps the legacy "mamba" to "linear_attention" and builds attention for every other type.
@@ -55,10 +56,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace granitemoehybrid_impl
 
 const Family& granitemoehybrid_family() {
   static const Family family{"granitemoehybrid", "models/granitemoehybrid/modeling_granitemoehybrid.py",
-                             classes("GraniteMoeHybrid", {heads::ForCausalLM}), build};
+                             classes("GraniteMoeHybrid", {heads::ForCausalLM}), granitemoehybrid_impl::build};
   return family;
 }
 

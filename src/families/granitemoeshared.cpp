@@ -20,6 +20,7 @@ graph::Value granitemoeshared::shared_mlp(graph::GraphBuilder& b, const graph::V
   return blocks::feed_forward(b, x, fmt::format("Shared_FFN_{}", i), f);
 }
 
+namespace granitemoeshared_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -40,10 +41,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace granitemoeshared_impl
 
 const Family& granitemoeshared_family() {
   static const Family family{"granitemoeshared", "models/granitemoeshared/modeling_granitemoeshared.py",
-                             classes("GraniteMoeShared", {heads::ForCausalLM}), build};
+                             classes("GraniteMoeShared", {heads::ForCausalLM}), granitemoeshared_impl::build};
   return family;
 }
 

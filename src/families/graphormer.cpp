@@ -15,6 +15,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace graphormer_impl {
 namespace {
 
 using namespace blocks;
@@ -99,12 +100,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace graphormer_impl
 
 const Family& graphormer_family() {
   static const Family family{"graphormer", "models/deprecated/graphormer/modeling_graphormer.py",
                              {{"GraphormerModel", Head::Base},
                               {"GraphormerForGraphClassification", Head::SequenceClassification}},
-                             build};
+                             graphormer_impl::build};
   return family;
 }
 

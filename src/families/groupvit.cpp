@@ -11,6 +11,7 @@
 #include "families/groupvit_common.hpp"
 
 namespace neurarch::families {
+namespace groupvit_impl {
 namespace {
 
 using namespace blocks;
@@ -45,9 +46,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace groupvit_impl
 
 const Family& groupvit_family() {
-  static const Family family{"groupvit", "models/groupvit/modeling_groupvit.py", classes("GroupViT"), build};
+  static const Family family{"groupvit", "models/groupvit/modeling_groupvit.py", classes("GroupViT"), groupvit_impl::build};
   return family;
 }
 

@@ -15,6 +15,7 @@ namespace neurarch::families::groupvit {
 using namespace blocks;
 using graph::NodeType;
 
+namespace groupvit_common_impl {
 namespace {
 
 struct Dims {
@@ -132,10 +133,12 @@ Value token_assign(GraphBuilder& b, const Value& image, const Value& groups, con
 }
 
 }  // namespace
+}  // namespace groupvit_common_impl
+using namespace groupvit_common_impl;
 
 // GroupViTVisionTransformer: returns the pooled output (the mean of the layernormed last state).
 Value vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root) {
-  const Dims d = read_dims(c, 384, 1536, 6, "gelu");
+  const groupvit_common_impl::Dims d = groupvit_common_impl::read_dims(c, 384, 1536, 6, "gelu");
   const BuildInput sub{c, in.class_name, in.head, in.requested_seq, in.requested_image_size};
   const vit::Geometry g = vit::read_geometry(sub, {224, 224, false}, 16);
   const Scope emb = root / "embeddings";
@@ -153,14 +156,14 @@ Value vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const
   b.at(pos).dropout = c.number({"dropout"}, 0.0);
   x = pos;
 
-  const auto depths = int_list(c, "depths", {6, 3, 3});
-  const auto group_tokens = int_list(c, "num_group_tokens", {64, 8, 0});
-  const auto output_groups = int_list(c, "num_output_groups", {64, 8, 8});
+  const auto depths = groupvit_common_impl::int_list(c, "depths", {6, 3, 3});
+  const auto group_tokens = groupvit_common_impl::int_list(c, "num_group_tokens", {64, 8, 0});
+  const auto output_groups = groupvit_common_impl::int_list(c, "num_output_groups", {64, 8, 8});
   if (group_tokens.size() != depths.size() || output_groups.size() != depths.size())
     throw Error(ErrorKind::InvalidInput, fmt::format("{}: key 'num_group_tokens'", c.origin()),
                 fmt::format("depths, num_group_tokens and num_output_groups list {}, {} and {} stages", depths.size(),
                             group_tokens.size(), output_groups.size()));
-  const auto [tokens_width, channels_width] = assign_widths(c, d.hidden);
+  const auto [tokens_width, channels_width] = groupvit_common_impl::assign_widths(c, d.hidden);
 
   std::int64_t block = 0;
   Value previous_groups;  // the previous stage's group tokens after its layers
@@ -179,7 +182,7 @@ Value vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const
         if (!previous_groups.shape.empty() && previous_groups.shape.front() != prev_out)
           b.fail(h, fmt::format("the previous stage hands on {} group tokens; group_projector mixes {}",
                                 previous_groups.shape.front(), prev_out));
-        h = mixer_mlp(b, Value{h.node, {prev_out, d.hidden}}, p + "Group_Projector", projector / "1", d,
+        h = groupvit_common_impl::mixer_mlp(b, Value{h.node, {prev_out, d.hidden}}, p + "Group_Projector", projector / "1", d,
                       d.hidden / 2, groups);
         tokens = add(b, h, tokens, p + "Group_Projector_Add");
       }
@@ -187,13 +190,13 @@ Value vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const
     }
     for (std::int64_t i = 0; i < depths[s]; ++i, ++block) {
       b.set_block(static_cast<int>(block));
-      seq = encoder_layer(b, seq, block, stage / "layers" / i, d, false);
+      seq = groupvit_common_impl::encoder_layer(b, seq, block, stage / "layers" / i, d, false);
     }
     b.set_block(-1);
     x = Value{seq.node, {n, d.hidden}};
     if (groups > 0) {
       previous_groups = Value{seq.node, {groups, d.hidden}};
-      x = token_assign(b, x, previous_groups, stage / "downsample", d, output_groups[s], tokens_width,
+      x = groupvit_common_impl::token_assign(b, x, previous_groups, stage / "downsample", d, output_groups[s], tokens_width,
                        channels_width, p);
     }
   }
@@ -203,7 +206,7 @@ Value vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const
 
 // GroupViTTextTransformer: CLIP's text layout with GroupViT's defaults (clip::text_tower takes CLIP's).
 Value text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root) {
-  const Dims d = read_dims(c, 256, 1024, 4, "quick_gelu");
+  const groupvit_common_impl::Dims d = groupvit_common_impl::read_dims(c, 256, 1024, 4, "quick_gelu");
   const std::int64_t layers = c.dim({"num_hidden_layers"}, 12);
   const std::int64_t vocab = c.dim({"vocab_size"}, 49408);
   const std::int64_t positions = c.dim({"max_position_embeddings"}, 77);
@@ -213,7 +216,7 @@ Value text_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const S
   x = learned_positions(b, x, "Learned_Pos_Embed", emb / "position_embedding", positions, d.hidden);
   for (std::int64_t i = 0; i < layers; ++i) {
     b.set_block(static_cast<int>(i));
-    x = encoder_layer(b, x, i, root / "encoder" / "layers" / i, d, true);
+    x = groupvit_common_impl::encoder_layer(b, x, i, root / "encoder" / "layers" / i, d, true);
   }
   b.set_block(-1);
   x = norm(b, x, "Final_LayerNorm", {root / "final_layer_norm"});

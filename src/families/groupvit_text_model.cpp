@@ -4,6 +4,7 @@
 #include "families/groupvit_common.hpp"
 
 namespace neurarch::families {
+namespace groupvit_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -13,10 +14,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace groupvit_text_model_impl
 
 const Family& groupvit_text_model_family() {
   static const Family family{"groupvit_text_model", "models/groupvit/modeling_groupvit.py", classes("GroupViTText"),
-                             build};
+                             groupvit_text_model_impl::build};
   return family;
 }
 

@@ -3,6 +3,7 @@
 #include "families/groupvit_common.hpp"
 
 namespace neurarch::families {
+namespace groupvit_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -12,10 +13,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace groupvit_vision_model_impl
 
 const Family& groupvit_vision_model_family() {
   static const Family family{"groupvit_vision_model", "models/groupvit/modeling_groupvit.py",
-                             classes("GroupViTVision"), build};
+                             classes("GroupViTVision"), groupvit_vision_model_impl::build};
   return family;
 }
 

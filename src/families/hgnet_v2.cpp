@@ -22,6 +22,7 @@
 
 namespace neurarch::families {
 namespace hgnet_v2 {
+namespace hgnet_v2_impl {
 namespace {
 
 using namespace blocks;
@@ -67,6 +68,8 @@ Value concat(GraphBuilder& b, const std::vector<Value>& parts, const std::string
 }
 
 }  // namespace
+}  // namespace hgnet_v2_impl
+using namespace hgnet_v2_impl;
 
 Features trunk(const Config& c, GraphBuilder& b, const Value& pixels, const Scope& root, bool frozen) {
   const std::string act = c.text({"hidden_act"}, "relu");
@@ -160,6 +163,7 @@ Features trunk(const Config& c, GraphBuilder& b, const Value& pixels, const Scop
 
 }  // namespace hgnet_v2
 
+namespace hgnet_v2_impl {
 namespace {
 
 using namespace blocks;
@@ -175,12 +179,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace hgnet_v2_impl
 
 const Family& hgnet_v2_family() {
   static const Family family{"hgnet_v2", "models/hgnet_v2/modular_hgnet_v2.py",
                              {{"HGNetV2Backbone", Head::Base},
                               {"HGNetV2ForImageClassification", Head::ImageClassification}},
-                             build};
+                             hgnet_v2_impl::build};
   return family;
 }
 

@@ -18,6 +18,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace hiera_impl {
 namespace {
 
 using namespace blocks;
@@ -152,10 +153,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace hiera_impl
 
 const Family& hiera_family() {
   static const Family family{"hiera", "models/hiera/modeling_hiera.py",
-                             classes("Hiera", {heads::ForImageClassification}), build};
+                             classes("Hiera", {heads::ForImageClassification}), hiera_impl::build};
   return family;
 }
 

@@ -13,6 +13,7 @@ namespace neurarch::families::hifigan {
 using namespace blocks;
 using graph::NodeType;
 
+namespace hifigan_impl {
 namespace {
 
 std::vector<std::vector<std::int64_t>> dilation_lists(const Config& c, std::size_t count) {
@@ -56,6 +57,8 @@ Value residual_block(GraphBuilder& b, Value x, const std::string& label, const S
 }
 
 }  // namespace
+}  // namespace hifigan_impl
+using namespace hifigan_impl;
 
 Value vocoder(GraphBuilder& b, const Value& spectrogram, const Config& c) {
   const std::int64_t mel = c.dim({"model_in_dim"}, 80);
@@ -64,7 +67,7 @@ Value vocoder(GraphBuilder& b, const Value& spectrogram, const Config& c) {
   const auto up_kernels = size_list(c, "upsample_kernel_sizes", {16, 16, 4, 4});
   require_length(c, "upsample_kernel_sizes", up_kernels, rates.size());
   const auto kernels = size_list(c, "resblock_kernel_sizes", {3, 7, 11});
-  const auto dilations = dilation_lists(c, kernels.size());
+  const auto dilations = hifigan_impl::dilation_lists(c, kernels.size());
 
   // (spectrogram - mean) / scale when normalize_before: both buffers exist either way.
   auto x = b.node(NodeType::Add, "Vocoder_Normalize", spectrogram.shape, {spectrogram});
@@ -84,7 +87,7 @@ Value vocoder(GraphBuilder& b, const Value& spectrogram, const Config& c) {
     Value sum;
     for (std::size_t j = 0; j < kernels.size(); ++j) {
       const auto block = static_cast<std::int64_t>(i * kernels.size() + j);
-      auto r = residual_block(b, x, fmt::format("Vocoder_Block_{}", block), Scope("resblocks") / block, channels,
+      auto r = hifigan_impl::residual_block(b, x, fmt::format("Vocoder_Block_{}", block), Scope("resblocks") / block, channels,
                               kernels[j], dilations[j]);
       sum = j == 0 ? r : add(b, r, sum, fmt::format("Vocoder_Block_Sum_{}", block));
     }

@@ -4,14 +4,16 @@
 #include "families/wav2vec2_common.hpp"
 
 namespace neurarch::families {
+namespace hubert_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return wav2vec2::build(in, b, {.prefix = "hubert", .projection_norm_from_config = true});
 }
 }  // namespace
+}  // namespace hubert_impl
 
 const Family& hubert_family() {
-  static const Family family{"hubert", "models/hubert/modeling_hubert.py", classes("Hubert", heads::kSpeech), build};
+  static const Family family{"hubert", "models/hubert/modeling_hubert.py", classes("Hubert", heads::kSpeech), hubert_impl::build};
   return family;
 }
 

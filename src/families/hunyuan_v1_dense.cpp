@@ -16,6 +16,7 @@ decoder::DecoderSpec hunyuan_v1_dense::spec(const Config& c) {
   return s;
 }
 
+namespace hunyuan_v1_dense_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -23,6 +24,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace hunyuan_v1_dense_impl
 
 const Family& hunyuan_v1_dense_family() {
   static const Family family{"hunyuan_v1_dense",
@@ -30,7 +32,7 @@ const Family& hunyuan_v1_dense_family() {
                              {{"HunYuanDenseV1Model", Head::Base},
                               {"HunYuanDenseV1ForCausalLM", Head::CausalLM},
                               {"HunYuanDenseV1ForSequenceClassification", Head::SequenceClassification}},
-                             build};
+                             hunyuan_v1_dense_impl::build};
   return family;
 }
 

@@ -15,6 +15,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace hunyuan_v1_moe_impl {
 namespace {
 
 // moe_topk is one count or one per layer (Hunyuan-A13B's config.json writes a list), as the reference's gate reads it.
@@ -54,6 +55,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace hunyuan_v1_moe_impl
 
 const Family& hunyuan_v1_moe_family() {
   static const Family family{"hunyuan_v1_moe",
@@ -61,7 +63,7 @@ const Family& hunyuan_v1_moe_family() {
                              {{"HunYuanMoEV1Model", Head::Base},
                               {"HunYuanMoEV1ForCausalLM", Head::CausalLM},
                               {"HunYuanMoEV1ForSequenceClassification", Head::SequenceClassification}},
-                             build};
+                             hunyuan_v1_moe_impl::build};
   return family;
 }
 

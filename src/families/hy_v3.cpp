@@ -10,6 +10,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace hy_v3_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -64,10 +65,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace hy_v3_impl
 
 const Family& hy_v3_family() {
   static const Family family{"hy_v3", "models/hy_v3/modeling_hy_v3.py", classes("HYV3", {heads::ForCausalLM}),
-                             build};
+                             hy_v3_impl::build};
   return family;
 }
 

@@ -8,6 +8,7 @@
 #include "families/granite.hpp"
 
 namespace neurarch::families {
+namespace hyperclovax_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -26,10 +27,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace hyperclovax_impl
 
 const Family& hyperclovax_family() {
   static const Family family{"hyperclovax", "models/hyperclovax/modeling_hyperclovax.py",
-                             classes("HyperCLOVAX", {heads::ForCausalLM}), build};
+                             classes("HyperCLOVAX", {heads::ForCausalLM}), hyperclovax_impl::build};
   return family;
 }
 

@@ -10,6 +10,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace ibert_impl {
 namespace {
 
 using namespace blocks;
@@ -100,9 +101,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace ibert_impl
 
 const Family& ibert_family() {
-  static const Family family{"ibert", "models/ibert/modeling_ibert.py", classes("IBert", heads::kEncoder), build};
+  static const Family family{"ibert", "models/ibert/modeling_ibert.py", classes("IBert", heads::kEncoder), ibert_impl::build};
   return family;
 }
 

@@ -17,6 +17,7 @@
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
+namespace idefics2_impl {
 namespace {
 
 using namespace blocks;
@@ -141,10 +142,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace idefics2_impl
 
 const Family& idefics2_family() {
   static const Family family{"idefics2", "models/idefics2/modeling_idefics2.py",
-                             classes("Idefics2", {heads::VisionLanguageGeneration}), build};
+                             classes("Idefics2", {heads::VisionLanguageGeneration}), idefics2_impl::build};
   return family;
 }
 

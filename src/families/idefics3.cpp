@@ -13,6 +13,7 @@
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
+namespace idefics3_impl {
 namespace {
 
 using namespace blocks;
@@ -66,18 +67,19 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace idefics3_impl
 
 const Family& idefics3_family() {
   static const Family family{"idefics3", "models/idefics3/modeling_idefics3.py",
                              {{"Idefics3Model", Head::Base}, {"Idefics3ForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             idefics3_impl::build};
   return family;
 }
 
 const Family& smolvlm_family() {
   static const Family family{"smolvlm", "models/smolvlm/modeling_smolvlm.py",
                              {{"SmolVLMModel", Head::Base}, {"SmolVLMForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             idefics3_impl::build};
   return family;
 }
 

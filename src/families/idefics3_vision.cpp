@@ -13,6 +13,7 @@ const clip::NavitDefaults& idefics3_vision_defaults() {
   return defaults;
 }
 
+namespace idefics3_vision_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -20,10 +21,11 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace idefics3_vision_impl
 
 const Family& idefics3_vision_family() {
   static const Family family{"idefics3_vision", "models/idefics3/modeling_idefics3.py",
-                             {{"Idefics3VisionTransformer", Head::Base}}, build};
+                             {{"Idefics3VisionTransformer", Head::Base}}, idefics3_vision_impl::build};
   return family;
 }
 

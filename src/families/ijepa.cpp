@@ -5,6 +5,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace ijepa_impl {
 namespace {
 
 using namespace blocks;
@@ -34,10 +35,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace ijepa_impl
 
 const Family& ijepa_family() {
   static const Family family{"ijepa", "models/ijepa/modeling_ijepa.py",
-                             classes("IJepa", {heads::ForImageClassification}), build};
+                             classes("IJepa", {heads::ForImageClassification}), ijepa_impl::build};
   return family;
 }
 

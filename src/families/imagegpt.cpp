@@ -8,6 +8,7 @@
 #include "families/gpt2.hpp"
 
 namespace neurarch::families {
+namespace imagegpt_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -18,12 +19,13 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace imagegpt_impl
 
 const Family& imagegpt_family() {
   static const Family family{"imagegpt", "models/imagegpt/modeling_imagegpt.py",
                              classes("ImageGPT", {{"ForCausalImageModeling", Head::CausalLM},
                                                   heads::ForImageClassification}),
-                             build};
+                             imagegpt_impl::build};
   return family;
 }
 

@@ -6,15 +6,17 @@
 #include "families/time_series_common.hpp"
 
 namespace neurarch::families {
+namespace informer_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return time_series::model(in, b, {.dropout = 0.05, .distil = true});
 }
 }  // namespace
+}  // namespace informer_impl
 
 const Family& informer_family() {
   static const Family family{"informer", "models/informer/modeling_informer.py", {{"InformerModel", Head::Base}},
-                             build};
+                             informer_impl::build};
   return family;
 }
 

@@ -10,15 +10,17 @@
 #include "families/blip_common.hpp"
 
 namespace neurarch::families {
+namespace instructblip_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) { return blip::instructed(in, b, 1); }
 
 }  // namespace
+}  // namespace instructblip_impl
 
 const Family& instructblip_family() {
   static const Family family{"instructblip", "models/instructblip/modeling_instructblip.py",
-                             {{"InstructBlipForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"InstructBlipForConditionalGeneration", Head::CausalLM}}, instructblip_impl::build};
   return family;
 }
 

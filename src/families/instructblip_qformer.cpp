@@ -10,6 +10,7 @@
 #include "families/blip_common.hpp"
 
 namespace neurarch::families {
+namespace instructblip_qformer_impl {
 namespace {
 
 using namespace blocks;
@@ -38,10 +39,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace instructblip_qformer_impl
 
 const Family& instructblip_qformer_family() {
   static const Family family{"instructblip_qformer", "models/instructblip/modeling_instructblip.py",
-                             classes("InstructBlipQFormer"), build};
+                             classes("InstructBlipQFormer"), instructblip_qformer_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/blip_common.hpp"
 
 namespace neurarch::families {
+namespace instructblip_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -13,10 +14,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace instructblip_vision_model_impl
 
 const Family& instructblip_vision_model_family() {
   static const Family family{"instructblip_vision_model", "models/instructblip/modeling_instructblip.py",
-                             classes("InstructBlipVision"), build};
+                             classes("InstructBlipVision"), instructblip_vision_model_impl::build};
   return family;
 }
 

@@ -8,6 +8,7 @@
 #include "families/blip_common.hpp"
 
 namespace neurarch::families {
+namespace instructblipvideo_impl {
 namespace {
 
 constexpr std::int64_t kFrames = 4;
@@ -20,10 +21,11 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace instructblipvideo_impl
 
 const Family& instructblipvideo_family() {
   static const Family family{"instructblipvideo", "models/instructblipvideo/modeling_instructblipvideo.py",
-                             {{"InstructBlipVideoForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"InstructBlipVideoForConditionalGeneration", Head::CausalLM}}, instructblipvideo_impl::build};
   return family;
 }
 

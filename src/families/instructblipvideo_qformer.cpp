@@ -11,6 +11,7 @@
 #include "families/blip_common.hpp"
 
 namespace neurarch::families {
+namespace instructblipvideo_qformer_impl {
 namespace {
 
 using namespace blocks;
@@ -39,10 +40,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace instructblipvideo_qformer_impl
 
 const Family& instructblipvideo_qformer_family() {
   static const Family family{"instructblipvideo_qformer", "models/instructblipvideo/modeling_instructblipvideo.py",
-                             classes("InstructBlipVideoQFormer"), build};
+                             classes("InstructBlipVideoQFormer"), instructblipvideo_qformer_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/blip_common.hpp"
 
 namespace neurarch::families {
+namespace instructblipvideo_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -14,10 +15,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace instructblipvideo_vision_model_impl
 
 const Family& instructblipvideo_vision_model_family() {
   static const Family family{"instructblipvideo_vision_model", "models/instructblipvideo/modeling_instructblipvideo.py",
-                             classes("InstructBlipVideoVision"), build};
+                             classes("InstructBlipVideoVision"), instructblipvideo_vision_model_impl::build};
   return family;
 }
 

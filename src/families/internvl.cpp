@@ -17,6 +17,7 @@
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
+namespace internvl_impl {
 namespace {
 
 using namespace blocks;
@@ -81,10 +82,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace internvl_impl
 
 const Family& internvl_family() {
   static const Family family{"internvl", "models/internvl/modeling_internvl.py",
-                             classes("InternVL", {heads::VisionLanguageGeneration}), build};
+                             classes("InternVL", {heads::VisionLanguageGeneration}), internvl_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/internvl_common.hpp"
 
 namespace neurarch::families {
+namespace internvl_vision_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -11,10 +12,11 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace internvl_vision_impl
 
 const Family& internvl_vision_family() {
   static const Family family{"internvl_vision", "models/internvl/modeling_internvl.py",
-                             classes("InternVLVision"), build};
+                             classes("InternVLVision"), internvl_vision_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace jais2_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -24,10 +25,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace jais2_impl
 
 const Family& jais2_family() {
   static const Family family{"jais2", "models/jais2/modeling_jais2.py", classes("Jais2", {heads::ForCausalLM}),
-                             build};
+                             jais2_impl::build};
   return family;
 }
 

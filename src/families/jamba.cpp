@@ -13,6 +13,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace jamba_impl {
 namespace {
 
 using namespace blocks;
@@ -86,10 +87,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace jamba_impl
 
 const Family& jamba_family() {
   static const Family family{"jamba", "models/jamba/modeling_jamba.py",
-                             classes("Jamba", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
+                             classes("Jamba", {heads::ForCausalLM, heads::ForSequenceClassification}), jamba_impl::build};
   return family;
 }
 

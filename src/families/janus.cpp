@@ -25,6 +25,7 @@
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
+namespace janus_impl {
 namespace {
 
 using namespace blocks;
@@ -207,10 +208,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace janus_impl
 
 const Family& janus_family() {
   static const Family family{"janus", "models/janus/modeling_janus.py",
-                             classes("Janus", {heads::VisionLanguageGeneration}), build};
+                             classes("Janus", {heads::VisionLanguageGeneration}), janus_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/janus_common.hpp"
 
 namespace neurarch::families {
+namespace janus_vision_model_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -11,10 +12,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace janus_vision_model_impl
 
 const Family& janus_vision_model_family() {
   static const Family family{"janus_vision_model", "models/janus/modeling_janus.py",
-                             {{"JanusVisionModel", Head::Base}}, build};
+                             {{"JanusVisionModel", Head::Base}}, janus_vision_model_impl::build};
   return family;
 }
 

@@ -10,6 +10,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace jetmoe_impl {
 namespace {
 
 using graph::Value;
@@ -79,10 +80,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace jetmoe_impl
 
 const Family& jetmoe_family() {
   static const Family family{"jetmoe", "models/jetmoe/modeling_jetmoe.py",
-                             classes("JetMoe", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
+                             classes("JetMoe", {heads::ForCausalLM, heads::ForSequenceClassification}), jetmoe_impl::build};
   return family;
 }
 

@@ -8,6 +8,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace kolibri1_impl {
 namespace {
 
 std::vector<std::int64_t> attention_windows(const Config& c, std::int64_t layers) {
@@ -45,10 +46,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace kolibri1_impl
 
 const Family& kolibri1_family() {
   static const Family family{"kolibri1", "models/kolibri1/modeling_kolibri1.py",
-                             classes("Kolibri1", {heads::ForCausalLM}), build};
+                             classes("Kolibri1", {heads::ForCausalLM}), kolibri1_impl::build};
   return family;
 }
 

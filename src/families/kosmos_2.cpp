@@ -110,6 +110,7 @@ Value text_model(const BuildInput& in, GraphBuilder& b, const Config& text, cons
 
 }  // namespace kosmos2
 
+namespace kosmos_2_impl {
 namespace {
 
 using namespace blocks;
@@ -136,10 +137,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace kosmos_2_impl
 
 const Family& kosmos_2_family() {
   static const Family family{"kosmos-2", "models/kosmos2/modeling_kosmos2.py",
-                             classes("Kosmos2", {heads::VisionLanguageGeneration}), build};
+                             classes("Kosmos2", {heads::VisionLanguageGeneration}), kosmos_2_impl::build};
   return family;
 }
 

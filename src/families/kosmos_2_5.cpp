@@ -11,6 +11,7 @@
 #include "families/pix2struct.hpp"
 
 namespace neurarch::families {
+namespace kosmos_2_5_impl {
 namespace {
 
 using namespace blocks;
@@ -59,10 +60,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace kosmos_2_5_impl
 
 const Family& kosmos_2_5_family() {
   static const Family family{"kosmos-2.5", "models/kosmos2_5/modeling_kosmos2_5.py",
-                             classes("Kosmos2_5", {heads::VisionLanguageGeneration}), build};
+                             classes("Kosmos2_5", {heads::VisionLanguageGeneration}), kosmos_2_5_impl::build};
   return family;
 }
 

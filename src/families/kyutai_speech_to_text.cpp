@@ -13,6 +13,7 @@
 #include "families/moshi.hpp"
 
 namespace neurarch::families {
+namespace kyutai_speech_to_text_impl {
 namespace {
 
 using namespace blocks;
@@ -38,11 +39,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace kyutai_speech_to_text_impl
 
 const Family& kyutai_speech_to_text_family() {
   static const Family family{"kyutai_speech_to_text", "models/kyutai_speech_to_text/modeling_kyutai_speech_to_text.py",
                              classes("KyutaiSpeechToText", {HeadClass{"ForConditionalGeneration", Head::CausalLM}}),
-                             build};
+                             kyutai_speech_to_text_impl::build};
   return family;
 }
 

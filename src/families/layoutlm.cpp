@@ -5,6 +5,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace layoutlm_impl {
 namespace {
 
 graph::Value box_positions(const BuildInput& in, graph::GraphBuilder& b, const graph::Value& x,
@@ -31,10 +32,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace layoutlm_impl
 
 const Family& layoutlm_family() {
   static const Family family{"layoutlm", "models/layoutlm/modeling_layoutlm.py",
-                             classes("LayoutLM", heads::kEncoder), build};
+                             classes("LayoutLM", heads::kEncoder), layoutlm_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace layoutlmv3_impl {
 namespace {
 
 using namespace blocks;
@@ -152,12 +153,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace layoutlmv3_impl
 
 const Family& layoutlmv3_family() {
   static const Family family{"layoutlmv3", "models/layoutlmv3/modeling_layoutlmv3.py",
                              classes("LayoutLMv3",
                                      {heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             layoutlmv3_impl::build};
   return family;
 }
 

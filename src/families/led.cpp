@@ -8,6 +8,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace led_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b, {.position_offset = 0,
@@ -18,12 +19,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                                 .default_positions = 16384});
 }
 }  // namespace
+}  // namespace led_impl
 
 const Family& led_family() {
   static const Family family{"led", "models/led/modeling_led.py",
                              classes("LED",
                                      {heads::ForConditionalGeneration, heads::ForSequenceClassification, heads::ForQuestionAnswering}),
-                             build};
+                             led_impl::build};
   return family;
 }
 

@@ -17,6 +17,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace levit_impl {
 namespace {
 
 using namespace blocks;
@@ -177,10 +178,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace levit_impl
 
 const Family& levit_family() {
   static const Family family{"levit", "models/levit/modeling_levit.py",
-                             classes("Levit", {heads::ForImageClassification}), build};
+                             classes("Levit", {heads::ForImageClassification}), levit_impl::build};
   return family;
 }
 

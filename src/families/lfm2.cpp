@@ -17,6 +17,7 @@
 #include "families/lfm2.hpp"
 
 namespace neurarch::families {
+namespace lfm2_impl {
 namespace {
 
 std::int64_t feed_forward_width(const Config& c) {
@@ -46,6 +47,8 @@ std::vector<bool> conv_layers(const Config& c, std::int64_t layers) {
 }
 
 }  // namespace
+}  // namespace lfm2_impl
+using namespace lfm2_impl;
 
 // in_proj -> depthwise causal Conv1d over B * x -> C * conv -> out_proj, on [seq, hidden].
 graph::Value lfm2::short_conv(graph::GraphBuilder& b, const graph::Value& x, std::int64_t i,
@@ -87,6 +90,7 @@ decoder::DecoderSpec lfm2::spec(const Config& c, const decoder::LlamaDefaults& d
   return s;
 }
 
+namespace lfm2_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -98,9 +102,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace lfm2_impl
 
 const Family& lfm2_family() {
-  static const Family family{"lfm2", "models/lfm2/modeling_lfm2.py", classes("Lfm2", {heads::ForCausalLM}), build};
+  static const Family family{"lfm2", "models/lfm2/modeling_lfm2.py", classes("Lfm2", {heads::ForCausalLM}), lfm2_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace lfm2_moe_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -48,10 +49,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace lfm2_moe_impl
 
 const Family& lfm2_moe_family() {
   static const Family family{"lfm2_moe", "models/lfm2_moe/modeling_lfm2_moe.py",
-                             classes("Lfm2Moe", {heads::ForCausalLM}), build};
+                             classes("Lfm2Moe", {heads::ForCausalLM}), lfm2_moe_impl::build};
   return family;
 }
 

@@ -16,6 +16,7 @@
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
+namespace lfm2_vl_impl {
 namespace {
 
 using namespace blocks;
@@ -79,10 +80,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace lfm2_vl_impl
 
 const Family& lfm2_vl_family() {
   static const Family family{"lfm2-vl", "models/lfm2_vl/modeling_lfm2_vl.py",
-                             classes("Lfm2Vl", {heads::VisionLanguageGeneration}), build};
+                             classes("Lfm2Vl", {heads::VisionLanguageGeneration}), lfm2_vl_impl::build};
   return family;
 }
 

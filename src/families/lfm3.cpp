@@ -10,6 +10,7 @@
 #include "families/lfm2.hpp"
 
 namespace neurarch::families {
+namespace lfm3_impl {
 namespace {
 
 enum class Mixer { Conv, Full, Sliding };
@@ -64,9 +65,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace lfm3_impl
 
 const Family& lfm3_family() {
-  static const Family family{"lfm3", "models/lfm3/modeling_lfm3.py", classes("Lfm3", {heads::ForCausalLM}), build};
+  static const Family family{"lfm3", "models/lfm3/modeling_lfm3.py", classes("Lfm3", {heads::ForCausalLM}), lfm3_impl::build};
   return family;
 }
 

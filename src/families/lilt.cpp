@@ -12,6 +12,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace lilt_impl {
 namespace {
 
 using namespace blocks;
@@ -141,12 +142,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace lilt_impl
 
 const Family& lilt_family() {
   static const Family family{"lilt", "models/lilt/modeling_lilt.py",
                              classes("Lilt",
                                      {heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             lilt_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace llama_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -25,9 +26,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace llama_impl
 
 const Family& llama_family() {
-  static const Family family{"llama", "models/llama/modeling_llama.py", classes("Llama", heads::kDecoder), build};
+  static const Family family{"llama", "models/llama/modeling_llama.py", classes("Llama", heads::kDecoder), llama_impl::build};
   return family;
 }
 

@@ -16,6 +16,7 @@
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
+namespace llama4_impl {
 namespace {
 
 using namespace blocks;
@@ -42,10 +43,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace llama4_impl
 
 const Family& llama4_family() {
   static const Family family{"llama4", "models/llama4/modeling_llama4.py",
-                             {{"Llama4ForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"Llama4ForConditionalGeneration", Head::CausalLM}}, llama4_impl::build};
   return family;
 }
 

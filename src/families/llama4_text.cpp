@@ -16,6 +16,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace llama4_text_impl {
 namespace {
 
 std::vector<std::int64_t> int_list(const Config& c, std::string_view key) {
@@ -89,12 +90,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace llama4_text_impl
 
 const Family& llama4_text_family() {
   static const Family family{"llama4_text",
                              "models/llama4/modeling_llama4.py",
                              {{"Llama4TextModel", Head::Base}, {"Llama4ForCausalLM", Head::CausalLM}},
-                             build};
+                             llama4_text_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/llama4_common.hpp"
 
 namespace neurarch::families {
+namespace llama4_vision_model_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -11,10 +12,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace llama4_vision_model_impl
 
 const Family& llama4_vision_model_family() {
   static const Family family{"llama4_vision_model", "models/llama4/modeling_llama4.py",
-                             {{"Llama4VisionModel", Head::Base}}, build};
+                             {{"Llama4VisionModel", Head::Base}}, llama4_vision_model_impl::build};
   return family;
 }
 

@@ -10,6 +10,7 @@
 #include "families/decoder_stack.hpp"
 
 namespace neurarch::families::decoder {
+namespace llama_common_impl {
 namespace {
 
 using namespace blocks;
@@ -122,10 +123,12 @@ Value layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l, con
 }
 
 }  // namespace
+}  // namespace llama_common_impl
+using namespace llama_common_impl;
 
 graph::Value decoder_layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& layer_module,
                            const DecoderSpec& s) {
-  return layer(b, x, i, layer_module, s);
+  return llama_common_impl::layer(b, x, i, layer_module, s);
 }
 
 DecoderSpec read_llama_config(const Config& c, const LlamaDefaults& d) {
@@ -176,11 +179,11 @@ std::vector<std::int64_t> qwen_windows(const Config& c, std::int64_t layers, std
 Value decoder_stack(GraphBuilder& b, Value x, const Scope& root, const DecoderSpec& s, int first_block) {
   for (std::int64_t i = 0; i < s.layers; ++i) {
     b.set_block(first_block + static_cast<int>(i));
-    x = layer(b, x, i, root / s.names.layers / i, s);
+    x = llama_common_impl::layer(b, x, i, root / s.names.layers / i, s);
   }
   b.set_block(-1);
   const bool rms = s.norm == NormKind::RMSNorm;
-  return make_norm(b, x, rms ? "Final_RMSNorm" : "Final_LayerNorm", root / s.names.final_norm, s);
+  return llama_common_impl::make_norm(b, x, rms ? "Final_RMSNorm" : "Final_LayerNorm", root / s.names.final_norm, s);
 }
 
 Value build_decoder(const BuildInput& in, GraphBuilder& b, const DecoderSpec& s) {

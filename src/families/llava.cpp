@@ -9,6 +9,7 @@
 #include "families/llava_common.hpp"
 
 namespace neurarch::families {
+namespace llava_impl {
 namespace {
 
 using namespace blocks;
@@ -31,10 +32,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace llava_impl
 
 const Family& llava_family() {
   static const Family family{"llava", "models/llava/modeling_llava.py",
-                             {{"LlavaForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"LlavaForConditionalGeneration", Head::CausalLM}}, llava_impl::build};
   return family;
 }
 

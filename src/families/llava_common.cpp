@@ -94,6 +94,7 @@ Value two_layer_projector(GraphBuilder& b, const Value& x, const VisionFeatures&
   return dense(b, h, "Projector_Linear_2", module / "linear_2", text_hidden, text_hidden, bias);
 }
 
+namespace llava_common_impl {
 namespace {
 
 struct Pinpoint {
@@ -143,6 +144,8 @@ Pinpoint best_resolution(std::int64_t h, std::int64_t w, const std::vector<Pinpo
 std::int64_t round7(double x) { return static_cast<std::int64_t>(std::round(x * 1e7) / 1e7); }
 
 }  // namespace
+}  // namespace llava_common_impl
+using namespace llava_common_impl;
 
 Anyres anyres(const Config& c, const nlohmann::json& default_pinpoints, std::int64_t image_size,
               std::int64_t patch_size, std::optional<std::int64_t> photo_side, std::int64_t max_crops) {
@@ -237,6 +240,7 @@ void scatter_into_prompt(GraphBuilder& b, const Value& image, std::int64_t image
 
 namespace neurarch::families::llava {
 
+namespace llava_common_impl {
 namespace {
 
 std::int64_t max_crops_of(const Config& c) {
@@ -252,6 +256,8 @@ std::int64_t max_crops_of(const Config& c) {
 }
 
 }  // namespace
+}  // namespace llava_common_impl
+using namespace llava_common_impl;
 
 AnyresModel llava_next_defaults() {
   return {.default_vision = clip_vit_l14_336(),
@@ -268,7 +274,7 @@ Value build_anyres(const BuildInput& in, GraphBuilder& b, const AnyresModel& m) 
   const std::int64_t crop_size = p.vision.dim({"image_size"}, 224);
   const std::int64_t patch = p.vision.dim({"patch_size"}, p.variant == clip::Variant::Clip ? 32 : 16);
   const Anyres a = anyres(c, m.default_pinpoints, crop_size, patch, in.requested_image_size,
-                          m.read_max_crops ? max_crops_of(c) : 0);
+                          m.read_max_crops ? llava_common_impl::max_crops_of(c) : 0);
   const BuildInput tower_in{in.config, in.class_name, in.head, in.requested_seq, std::nullopt};
   const bool with_head = m.layout == Layout::Legacy || in.head != Head::Base;
   const std::int64_t text_hidden = text_width(in, p);

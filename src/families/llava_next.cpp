@@ -8,6 +8,7 @@
 #include "families/llava_common.hpp"
 
 namespace neurarch::families {
+namespace llava_next_impl {
 namespace {
 
 using namespace blocks;
@@ -18,10 +19,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace llava_next_impl
 
 const Family& llava_next_family() {
   static const Family family{"llava_next", "models/llava_next/modeling_llava_next.py",
-                             {{"LlavaNextForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"LlavaNextForConditionalGeneration", Head::CausalLM}}, llava_next_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/llava_common.hpp"
 
 namespace neurarch::families {
+namespace llava_next_video_impl {
 namespace {
 
 using namespace blocks;
@@ -16,10 +17,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace llava_next_video_impl
 
 const Family& llava_next_video_family() {
   static const Family family{"llava_next_video", "models/llava_next_video/modeling_llava_next_video.py",
-                             {{"LlavaNextVideoForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"LlavaNextVideoForConditionalGeneration", Head::CausalLM}}, llava_next_video_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/llava_common.hpp"
 
 namespace neurarch::families {
+namespace llava_onevision_impl {
 namespace {
 
 using namespace blocks;
@@ -36,10 +37,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace llava_onevision_impl
 
 const Family& llava_onevision_family() {
   static const Family family{"llava_onevision", "models/llava_onevision/modeling_llava_onevision.py",
-                             classes("LlavaOnevision", {heads::VisionLanguageGeneration}), build};
+                             classes("LlavaOnevision", {heads::VisionLanguageGeneration}), llava_onevision_impl::build};
   return family;
 }
 

@@ -15,6 +15,7 @@
 #include "families/deepseek_common.hpp"
 
 namespace neurarch::families {
+namespace longcat_flash_impl {
 namespace {
 
 using namespace blocks;
@@ -85,10 +86,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace longcat_flash_impl
 
 const Family& longcat_flash_family() {
   static const Family family{"longcat_flash", "models/longcat_flash/modeling_longcat_flash.py",
-                             classes("LongcatFlash", {heads::ForCausalLM}), build};
+                             classes("LongcatFlash", {heads::ForCausalLM}), longcat_flash_impl::build};
   return family;
 }
 

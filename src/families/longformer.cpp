@@ -14,6 +14,7 @@
 #include "families/sliding_window.hpp"
 
 namespace neurarch::families {
+namespace longformer_impl {
 namespace {
 
 using namespace blocks;
@@ -65,10 +66,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace longformer_impl
 
 const Family& longformer_family() {
   static const Family family{"longformer", "models/longformer/modeling_longformer.py",
-                             classes("Longformer", heads::kEncoder), build};
+                             classes("Longformer", heads::kEncoder), longformer_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/t5_common.hpp"
 
 namespace neurarch::families {
+namespace longt5_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   // LongT5 was pre-trained on 4096-token inputs.
@@ -15,10 +16,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                            .long_encoder = true});
 }
 }  // namespace
+}  // namespace longt5_impl
 
 const Family& longt5_family() {
   static const Family family{"longt5", "models/longt5/modeling_longt5.py",
-                             classes("LongT5", {heads::ForConditionalGeneration, heads::EncoderModel}), build};
+                             classes("LongT5", {heads::ForConditionalGeneration, heads::EncoderModel}), longt5_impl::build};
   return family;
 }
 

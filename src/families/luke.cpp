@@ -9,6 +9,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace luke_impl {
 namespace {
 
 using namespace blocks;
@@ -78,10 +79,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace luke_impl
 
 const Family& luke_family() {
   static const Family family{"luke", "models/luke/modeling_luke.py",
-                             classes("Luke", {heads::ForMaskedLM, heads::ForSequenceClassification}), build};
+                             classes("Luke", {heads::ForMaskedLM, heads::ForSequenceClassification}), luke_impl::build};
   return family;
 }
 

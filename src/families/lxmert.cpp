@@ -15,6 +15,7 @@
 #include "families/shared_parameters.hpp"
 
 namespace neurarch::families {
+namespace lxmert_impl {
 namespace {
 
 using namespace blocks;
@@ -146,9 +147,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace lxmert_impl
 
 const Family& lxmert_family() {
-  static const Family family{"lxmert", "models/lxmert/modeling_lxmert.py", {{"LxmertModel", Head::Base}}, build};
+  static const Family family{"lxmert", "models/lxmert/modeling_lxmert.py", {{"LxmertModel", Head::Base}}, lxmert_impl::build};
   return family;
 }
 

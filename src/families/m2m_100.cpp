@@ -4,6 +4,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace m2m_100_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b, {.defaults = {.vocab = 128112, .activation = "relu", .scale_embedding = true},
@@ -13,10 +14,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                                 .final_logits_bias = false});
 }
 }  // namespace
+}  // namespace m2m_100_impl
 
 const Family& m2m_100_family() {
   static const Family family{"m2m_100", "models/m2m_100/modeling_m2m_100.py",
-                             classes("M2M100", {heads::ForConditionalGeneration}), build};
+                             classes("M2M100", {heads::ForConditionalGeneration}), m2m_100_impl::build};
   return family;
 }
 

@@ -8,14 +8,16 @@
 #include "families/mamba_common.hpp"
 
 namespace neurarch::families {
+namespace mamba_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return mamba::build(in, b, mamba::v1_stack(in.config)); }
 
 }  // namespace
+}  // namespace mamba_impl
 
 const Family& mamba_family() {
-  static const Family family{"mamba", "models/mamba/modeling_mamba.py", classes("Mamba", {heads::ForCausalLM}), build};
+  static const Family family{"mamba", "models/mamba/modeling_mamba.py", classes("Mamba", {heads::ForCausalLM}), mamba_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/mamba_common.hpp"
 
 namespace neurarch::families {
+namespace mamba2_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -31,10 +32,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mamba2_impl
 
 const Family& mamba2_family() {
   static const Family family{"mamba2", "models/mamba2/modeling_mamba2.py",
-                             classes("Mamba2", {heads::ForCausalLM}), build};
+                             classes("Mamba2", {heads::ForCausalLM}), mamba2_impl::build};
   return family;
 }
 

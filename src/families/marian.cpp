@@ -6,6 +6,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace marian_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b, {.defaults = {.vocab = 58101, .pad = 58100},
@@ -16,10 +17,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                                 .lm_drops_positions = true});
 }
 }  // namespace
+}  // namespace marian_impl
 
 const Family& marian_family() {
   static const Family family{"marian", "models/marian/modeling_marian.py",
-                             classes("Marian", {{"MTModel", Head::Seq2SeqLM}, heads::ForCausalLM}), build};
+                             classes("Marian", {{"MTModel", Head::Seq2SeqLM}, heads::ForCausalLM}), marian_impl::build};
   return family;
 }
 

@@ -8,6 +8,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace markuplm_impl {
 namespace {
 
 using namespace blocks;
@@ -57,12 +58,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace markuplm_impl
 
 const Family& markuplm_family() {
   static const Family family{"markuplm", "models/markuplm/modeling_markuplm.py",
                              classes("MarkupLM",
                                      {heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             markuplm_impl::build};
   return family;
 }
 

@@ -21,6 +21,7 @@
 #include "families/swin_common.hpp"
 
 namespace neurarch::families {
+namespace maskformer_impl {
 namespace {
 
 using namespace blocks;
@@ -120,10 +121,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace maskformer_impl
 
 const Family& maskformer_family() {
   static const Family family{"maskformer", "models/maskformer/modeling_maskformer.py",
-                             classes("MaskFormer", {{"ForInstanceSegmentation", Head::PreTraining}}), build};
+                             classes("MaskFormer", {{"ForInstanceSegmentation", Head::PreTraining}}), maskformer_impl::build};
   return family;
 }
 

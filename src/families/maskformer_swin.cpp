@@ -6,15 +6,17 @@
 #include "families/swin_common.hpp"
 
 namespace neurarch::families {
+namespace maskformer_swin_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return swin::model(in, b, {.shrink_window = false});
 }
 }  // namespace
+}  // namespace maskformer_swin_impl
 
 const Family& maskformer_swin_family() {
   static const Family family{"maskformer-swin", "models/maskformer/modeling_maskformer_swin.py",
-                             {{"MaskFormerSwinModel", Head::Base}}, build};
+                             {{"MaskFormerSwinModel", Head::Base}}, maskformer_swin_impl::build};
   return family;
 }
 

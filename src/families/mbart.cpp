@@ -3,17 +3,19 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace mbart_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b, {.pre_norm = true});
 }
 }  // namespace
+}  // namespace mbart_impl
 
 const Family& mbart_family() {
   static const Family family{"mbart", "models/mbart/modeling_mbart.py",
                              classes("MBart",
                                      {heads::ForConditionalGeneration, heads::ForSequenceClassification, heads::ForQuestionAnswering, heads::ForCausalLM}),
-                             build};
+                             mbart_impl::build};
   return family;
 }
 

@@ -22,6 +22,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace mctct_impl {
 namespace {
 
 using namespace blocks;
@@ -111,10 +112,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mctct_impl
 
 const Family& mctct_family() {
   static const Family family{"mctct", "models/deprecated/mctct/modeling_mctct.py", classes("MCTCT", {heads::ForCTC}),
-                             build};
+                             mctct_impl::build};
   return family;
 }
 

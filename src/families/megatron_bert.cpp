@@ -6,6 +6,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace megatron_bert_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -19,12 +20,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace megatron_bert_impl
 
 const Family& megatron_bert_family() {
   static const Family family{"megatron-bert", "models/megatron_bert/modeling_megatron_bert.py",
                              classes("MegatronBert",
                                      {heads::ForPreTraining, heads::ForMaskedLM, heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             megatron_bert_impl::build};
   return family;
 }
 

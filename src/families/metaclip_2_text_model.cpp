@@ -4,6 +4,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace metaclip_2_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -21,10 +22,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace metaclip_2_text_model_impl
 
 const Family& metaclip_2_text_model_family() {
   static const Family family{"metaclip_2_text_model", "models/metaclip_2/modeling_metaclip_2.py",
-                             classes("MetaClip2Text", {heads::ModelWithProjection}), build};
+                             classes("MetaClip2Text", {heads::ModelWithProjection}), metaclip_2_text_model_impl::build};
   return family;
 }
 

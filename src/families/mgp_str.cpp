@@ -14,6 +14,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace mgp_str_impl {
 namespace {
 
 using namespace blocks;
@@ -100,11 +101,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mgp_str_impl
 
 const Family& mgp_str_family() {
   static const Family family{"mgp-str", "models/mgp_str/modeling_mgp_str.py",
                              {{"MgpstrModel", Head::Base}, {"MgpstrForSceneTextRecognition", Head::PreTraining}},
-                             build};
+                             mgp_str_impl::build};
   return family;
 }
 

@@ -25,6 +25,7 @@
 #include "families/mimi.hpp"
 
 namespace neurarch::families {
+namespace mimi_impl {
 namespace {
 
 using namespace blocks;
@@ -155,13 +156,15 @@ Value decode(const Config& c, GraphBuilder& b, const Codec& k, Value x) {
 }
 
 }  // namespace
+}  // namespace mimi_impl
+using namespace mimi_impl;
 
 namespace mimi {
 
 Value model(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const Codec k = read_codec(c);
-  auto x = encode(in, b, k);
+  const mimi_impl::Codec k = mimi_impl::read_codec(c);
+  auto x = mimi_impl::encode(in, b, k);
 
   const std::int64_t quantizers = c.dim({"num_quantizers"}, 32);
   const std::int64_t semantic = c.integer({"num_semantic_quantizers"}, 1);
@@ -175,25 +178,25 @@ Value model(const BuildInput& in, GraphBuilder& b) {
   const std::int64_t codebook_size = c.dim({"codebook_size"}, 2048);
   const std::int64_t codebook_dim = c.dim({"codebook_dim"}, 256);
   const Scope q("quantizer");
-  auto sem = quantizer_group(b, x, "Semantic_Quantizer", q / "semantic_residual_vector_quantizer", semantic,
+  auto sem = mimi_impl::quantizer_group(b, x, "Semantic_Quantizer", q / "semantic_residual_vector_quantizer", semantic,
                              k.s.hidden, vq_dim, codebook_size, codebook_dim);
-  auto aco = quantizer_group(b, x, "Acoustic_Quantizer", q / "acoustic_residual_vector_quantizer",
+  auto aco = mimi_impl::quantizer_group(b, x, "Acoustic_Quantizer", q / "acoustic_residual_vector_quantizer",
                              quantizers - semantic, k.s.hidden, vq_dim, codebook_size, codebook_dim);
   x = add(b, aco, sem, "Quantized");
-  return decode(c, b, k, x);
+  return mimi_impl::decode(c, b, k, x);
 }
 
 Value encoder_model(const BuildInput& in, GraphBuilder& b) {
-  return encode(in, b, read_codec(in.config));
+  return mimi_impl::encode(in, b, mimi_impl::read_codec(in.config));
 }
 
 Value decoder_model(const BuildInput& in, GraphBuilder& b) {
-  const Codec k = read_codec(in.config);
+  const mimi_impl::Codec k = mimi_impl::read_codec(in.config);
   // One second of frames at frame_rate, else --seq frames.
   const std::int64_t frames =
       in.requested_seq ? *in.requested_seq : static_cast<std::int64_t>(std::ceil(k.frame_rate));
   b.note(fmt::format("{} frames of {} latent channels decoded; --seq sets the frames", frames, k.s.hidden));
-  return decode(in.config, b, k, b.input({frames, k.s.hidden}, "embeddings"));
+  return mimi_impl::decode(in.config, b, k, b.input({frames, k.s.hidden}, "embeddings"));
 }
 
 void nested_codec(GraphBuilder& b, const Config& codec_config, const std::string& module) {

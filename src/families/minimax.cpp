@@ -16,6 +16,7 @@
 #include "families/mixtral.hpp"
 
 namespace neurarch::families {
+namespace minimax_impl {
 namespace {
 
 /// Per layer: true for a lightning-attention layer (layer_types "linear_attention").
@@ -48,12 +49,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace minimax_impl
 
 const Family& minimax_family() {
   static const Family family{"minimax", "models/minimax/modeling_minimax.py",
                              classes("MiniMax", {heads::ForCausalLM, heads::ForSequenceClassification,
                                                  heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             minimax_impl::build};
   return family;
 }
 

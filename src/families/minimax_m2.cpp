@@ -7,6 +7,7 @@
 #include "families/mixtral.hpp"
 
 namespace neurarch::families {
+namespace minimax_m2_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -30,10 +31,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace minimax_m2_impl
 
 const Family& minimax_m2_family() {
   static const Family family{"minimax_m2", "models/minimax_m2/modeling_minimax_m2.py",
-                             classes("MiniMaxM2", {heads::ForCausalLM}), build};
+                             classes("MiniMaxM2", {heads::ForCausalLM}), minimax_m2_impl::build};
   return family;
 }
 

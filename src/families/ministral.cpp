@@ -5,6 +5,7 @@
 #include "families/mistral.hpp"
 
 namespace neurarch::families {
+namespace ministral_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -19,6 +20,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace ministral_impl
 
 const Family& ministral_family() {
   static const Family family{"ministral",
@@ -28,7 +30,7 @@ const Family& ministral_family() {
                               {"MinistralForSequenceClassification", Head::SequenceClassification},
                               {"MinistralForTokenClassification", Head::TokenClassification},
                               {"MinistralForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+                             ministral_impl::build};
   return family;
 }
 

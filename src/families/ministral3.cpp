@@ -5,6 +5,7 @@
 #include "families/mistral.hpp"
 
 namespace neurarch::families {
+namespace ministral3_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -17,6 +18,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace ministral3_impl
 
 const Family& ministral3_family() {
   static const Family family{"ministral3",
@@ -26,7 +28,7 @@ const Family& ministral3_family() {
                               {"Ministral3ForSequenceClassification", Head::SequenceClassification},
                               {"Ministral3ForTokenClassification", Head::TokenClassification},
                               {"Ministral3ForQuestionAnswering", Head::QuestionAnswering}},
-                             build};
+                             ministral3_impl::build};
   return family;
 }
 

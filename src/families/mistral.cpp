@@ -12,6 +12,7 @@ decoder::DecoderSpec mistral_spec(const Config& c, const decoder::LlamaDefaults&
   return s;
 }
 
+namespace mistral_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -24,10 +25,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mistral_impl
 
 const Family& mistral_family() {
   static const Family family{"mistral", "models/mistral/modeling_mistral.py",
-                             classes("Mistral", heads::kDecoder), build};
+                             classes("Mistral", heads::kDecoder), mistral_impl::build};
   return family;
 }
 

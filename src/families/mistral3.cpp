@@ -13,6 +13,7 @@
 #include "families/pixtral_common.hpp"
 
 namespace neurarch::families {
+namespace mistral3_impl {
 namespace {
 
 using namespace blocks;
@@ -82,10 +83,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mistral3_impl
 
 const Family& mistral3_family() {
   static const Family family{"mistral3", "models/mistral3/modeling_mistral3.py",
-                             classes("Mistral3", {heads::VisionLanguageGeneration}), build};
+                             classes("Mistral3", {heads::VisionLanguageGeneration}), mistral3_impl::build};
   return family;
 }
 

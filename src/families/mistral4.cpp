@@ -6,6 +6,7 @@
 #include "families/deepseek_common.hpp"
 
 namespace neurarch::families {
+namespace mistral4_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -47,12 +48,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mistral4_impl
 
 const Family& mistral4_family() {
   static const Family family{
       "mistral4", "models/mistral4/modeling_mistral4.py",
       classes("Mistral4", {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-      build};
+      mistral4_impl::build};
   return family;
 }
 

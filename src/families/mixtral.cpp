@@ -24,6 +24,7 @@ decoder::DecoderSpec spec(const Config& c, const Defaults& defaults) {
 
 }  // namespace mixtral
 
+namespace mixtral_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -31,10 +32,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mixtral_impl
 
 const Family& mixtral_family() {
   static const Family family{"mixtral", "models/mixtral/modeling_mixtral.py",
-                             classes("Mixtral", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
+                             classes("Mixtral", {heads::ForCausalLM, heads::ForSequenceClassification}), mixtral_impl::build};
   return family;
 }
 

@@ -17,6 +17,7 @@
 #include "families/mllama_common.hpp"
 
 namespace neurarch::families {
+namespace mllama_impl {
 namespace {
 
 using namespace blocks;
@@ -57,11 +58,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mllama_impl
 
 const Family& mllama_family() {
   static const Family family{"mllama", "models/mllama/modeling_mllama.py",
                              {{"MllamaModel", Head::Base}, {"MllamaForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             mllama_impl::build};
   return family;
 }
 

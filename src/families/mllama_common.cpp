@@ -15,6 +15,7 @@ namespace neurarch::families::mllama {
 using namespace blocks;
 using graph::NodeType;
 
+namespace mllama_common_impl {
 namespace {
 
 std::vector<std::int64_t> int_list(const Config& c, std::string_view key, std::vector<std::int64_t> fallback) {
@@ -37,6 +38,8 @@ Value gated_aspect_ratio(GraphBuilder& b, const Value& x, const std::string& nam
 
 
 }  // namespace
+}  // namespace mllama_common_impl
+using namespace mllama_common_impl;
 
 VisionOut vision(const BuildInput& in, GraphBuilder& b, const Config& c) {
   const std::int64_t hidden = c.dim({"hidden_size"}, 1280);
@@ -50,7 +53,7 @@ VisionOut vision(const BuildInput& in, GraphBuilder& b, const Config& c) {
   const std::int64_t patch = c.dim({"patch_size"}, 14);
   const std::int64_t tiles = c.dim({"max_num_tiles"}, 4);
   const std::string activation = c.text({"hidden_act"}, "gelu");
-  const auto indices = int_list(c, "intermediate_layers_indices", {3, 7, 15, 23, 30});
+  const auto indices = mllama_common_impl::int_list(c, "intermediate_layers_indices", {3, 7, 15, 23, 30});
   const auto* ratios = c.raw({"supported_aspect_ratios"});
   const std::int64_t aspect_rows = (ratios && ratios->is_array() ? static_cast<std::int64_t>(ratios->size()) : 8) + 1;
   // The position tables are sized by the configured tile, whatever --image-size says.
@@ -62,7 +65,7 @@ VisionOut vision(const BuildInput& in, GraphBuilder& b, const Config& c) {
   auto pixels = b.input({tiles, channels, image_size, image_size}, "pixels");
   auto x = b.node(NodeType::PatchEmbed, "Patch_Embed", {tiles * patches, hidden}, {pixels}, Scope("patch_embedding"));
   b.parameter(x, Scope("patch_embedding")("weight"), {hidden, channels, patch, patch}, graph::TensorRole::Conv);
-  x = gated_aspect_ratio(b, x, "Pre_Tile_Position_Embedding", Scope("pre_tile_positional_embedding"), aspect_rows,
+  x = mllama_common_impl::gated_aspect_ratio(b, x, "Pre_Tile_Position_Embedding", Scope("pre_tile_positional_embedding"), aspect_rows,
                          tiles * hidden);
   auto cls = b.node(NodeType::Embedding, "Class_Embedding", {tiles * tokens, hidden}, {x});
   b.parameter(cls, "class_embedding", {hidden}, graph::TensorRole::Embedding);
@@ -106,7 +109,7 @@ VisionOut vision(const BuildInput& in, GraphBuilder& b, const Config& c) {
   std::vector<Value> states;
   x = encoder(x, Scope("transformer"), layers, false, 0, &states);
   x = norm(b, Value{x.node, {tiles * tokens, hidden}}, "LayerNorm_Post", {Scope("layernorm_post")});
-  x = gated_aspect_ratio(b, x, "Post_Tile_Position_Embedding", Scope("post_tile_positional_embedding"), aspect_rows,
+  x = mllama_common_impl::gated_aspect_ratio(b, x, "Post_Tile_Position_Embedding", Scope("post_tile_positional_embedding"), aspect_rows,
                          tiles * hidden);
   x = encoder(Value{x.node, {tiles * padded, hidden}}, Scope("global_transformer"), global_layers, true,
               static_cast<int>(layers), nullptr);
@@ -135,7 +138,7 @@ Text text(const Config& text_config) {
                     .positions = 131072, .activation = "silu", .tie_word_embeddings = false});
   t.vocab = s.vocab;
   s.vocab = t.vocab + 8;  // the embedding holds 8 rows past the LM head's vocabulary
-  t.cross_layers = int_list(text_config, "cross_attention_layers", {3, 8, 13, 18, 23, 28, 33, 38});
+  t.cross_layers = mllama_common_impl::int_list(text_config, "cross_attention_layers", {3, 8, 13, 18, 23, 28, 33, 38});
   return t;
 }
 

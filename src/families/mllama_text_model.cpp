@@ -7,6 +7,7 @@
 #include "families/mllama_common.hpp"
 
 namespace neurarch::families {
+namespace mllama_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -36,10 +37,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mllama_text_model_impl
 
 const Family& mllama_text_model_family() {
   static const Family family{"mllama_text_model", "models/mllama/modeling_mllama.py",
-                             {{"MllamaTextModel", Head::Base}, {"MllamaForCausalLM", Head::CausalLM}}, build};
+                             {{"MllamaTextModel", Head::Base}, {"MllamaForCausalLM", Head::CausalLM}}, mllama_text_model_impl::build};
   return family;
 }
 

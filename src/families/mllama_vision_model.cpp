@@ -6,6 +6,7 @@
 #include "families/mllama_common.hpp"
 
 namespace neurarch::families {
+namespace mllama_vision_model_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -15,10 +16,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mllama_vision_model_impl
 
 const Family& mllama_vision_model_family() {
   static const Family family{"mllama_vision_model", "models/mllama/modeling_mllama.py",
-                             {{"MllamaVisionModel", Head::Base}}, build};
+                             {{"MllamaVisionModel", Head::Base}}, mllama_vision_model_impl::build};
   return family;
 }
 

@@ -14,6 +14,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace mobilebert_impl {
 namespace {
 
 using namespace blocks;
@@ -217,12 +218,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mobilebert_impl
 
 const Family& mobilebert_family() {
   static const Family family{"mobilebert", "models/mobilebert/modeling_mobilebert.py",
                              classes("MobileBert",
                                      {heads::ForPreTraining, heads::ForMaskedLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             mobilebert_impl::build};
   return family;
 }
 

@@ -10,6 +10,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace mobilenet_v1_impl {
 namespace {
 
 using namespace blocks;
@@ -53,10 +54,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mobilenet_v1_impl
 
 const Family& mobilenet_v1_family() {
   static const Family family{"mobilenet_v1", "models/mobilenet_v1/modeling_mobilenet_v1.py",
-                             classes("MobileNetV1", {heads::ForImageClassification}), build};
+                             classes("MobileNetV1", {heads::ForImageClassification}), mobilenet_v1_impl::build};
   return family;
 }
 

@@ -15,6 +15,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace mobilenet_v2_impl {
 namespace {
 
 using namespace blocks;
@@ -91,10 +92,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mobilenet_v2_impl
 
 const Family& mobilenet_v2_family() {
   static const Family family{"mobilenet_v2", "models/mobilenet_v2/modeling_mobilenet_v2.py",
-                             classes("MobileNetV2", {heads::ForImageClassification}), build};
+                             classes("MobileNetV2", {heads::ForImageClassification}), mobilenet_v2_impl::build};
   return family;
 }
 

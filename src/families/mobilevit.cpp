@@ -17,6 +17,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace mobilevit_impl {
 namespace {
 
 using namespace blocks;
@@ -108,10 +109,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mobilevit_impl
 
 const Family& mobilevit_family() {
   static const Family family{"mobilevit", "models/mobilevit/modeling_mobilevit.py",
-                             classes("MobileViT", {heads::ForImageClassification}), build};
+                             classes("MobileViT", {heads::ForImageClassification}), mobilevit_impl::build};
   return family;
 }
 

@@ -16,6 +16,7 @@
 #include "families/mobilevit_common.hpp"
 
 namespace neurarch::families {
+namespace mobilevitv2_impl {
 namespace {
 
 using namespace blocks;
@@ -122,10 +123,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mobilevitv2_impl
 
 const Family& mobilevitv2_family() {
   static const Family family{"mobilevitv2", "models/mobilevitv2/modeling_mobilevitv2.py",
-                             classes("MobileViTV2", {heads::ForImageClassification}), build};
+                             classes("MobileViTV2", {heads::ForImageClassification}), mobilevitv2_impl::build};
   return family;
 }
 

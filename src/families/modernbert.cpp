@@ -91,6 +91,7 @@ Value modernbert::prediction_head(GraphBuilder& b, const Config& c, const Value&
   return norm(b, h, "Head_LayerNorm", {module / "norm", NormKind::LayerNorm, s.norm_bias});
 }
 
+namespace modernbert_impl {
 namespace {
 
 Value build(const BuildInput& in, GraphBuilder& b) {
@@ -141,10 +142,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace modernbert_impl
 
 const Family& modernbert_family() {
   static const Family family{"modernbert", "models/modernbert/modeling_modernbert.py",
-                             classes("ModernBert", heads::kEncoder), build};
+                             classes("ModernBert", heads::kEncoder), modernbert_impl::build};
   return family;
 }
 

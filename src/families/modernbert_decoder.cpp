@@ -12,6 +12,7 @@
 #include "families/modernbert.hpp"
 
 namespace neurarch::families {
+namespace modernbert_decoder_impl {
 namespace {
 
 using namespace blocks;
@@ -71,11 +72,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace modernbert_decoder_impl
 
 const Family& modernbert_decoder_family() {
   static const Family family{"modernbert-decoder", "models/modernbert_decoder/modeling_modernbert_decoder.py",
                              classes("ModernBertDecoder", {heads::ForCausalLM, heads::ForSequenceClassification}),
-                             build};
+                             modernbert_decoder_impl::build};
   return family;
 }
 

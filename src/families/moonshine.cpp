@@ -17,6 +17,7 @@
 #include "families/wav2vec2_common.hpp"
 
 namespace neurarch::families {
+namespace moonshine_impl {
 namespace {
 
 using namespace blocks;
@@ -118,10 +119,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace moonshine_impl
 
 const Family& moonshine_family() {
   static const Family family{"moonshine", "models/moonshine/modeling_moonshine.py",
-                             classes("Moonshine", {heads::ForConditionalGeneration}), build};
+                             classes("Moonshine", {heads::ForConditionalGeneration}), moonshine_impl::build};
   return family;
 }
 

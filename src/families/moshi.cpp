@@ -68,6 +68,7 @@ Value causal_lm_head(GraphBuilder& b, const Value& x, const Dims& d, bool head) 
 
 }  // namespace moshi
 
+namespace moshi_impl {
 namespace {
 
 using namespace blocks;
@@ -83,10 +84,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace moshi_impl
 
 const Family& moshi_family() {
   static const Family family{"moshi", "models/moshi/modeling_moshi.py", classes("Moshi", {heads::ForCausalLM}),
-                             build};
+                             moshi_impl::build};
   return family;
 }
 

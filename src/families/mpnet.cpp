@@ -10,6 +10,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace mpnet_impl {
 namespace {
 
 using namespace blocks;
@@ -72,9 +73,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mpnet_impl
 
 const Family& mpnet_family() {
-  static const Family family{"mpnet", "models/mpnet/modeling_mpnet.py", classes("MPNet", heads::kEncoder), build};
+  static const Family family{"mpnet", "models/mpnet/modeling_mpnet.py", classes("MPNet", heads::kEncoder), mpnet_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace mpt_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -49,6 +50,7 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mpt_impl
 
 const Family& mpt_family() {
   static const Family family{"mpt",
@@ -61,7 +63,7 @@ const Family& mpt_family() {
                               // MosaicML's own configs name llm-foundry's class (auto_map, remote code),
                               // whose state dict is the one MptForCausalLM loads.
                               {"MPTForCausalLM", Head::CausalLM}},
-                             build};
+                             mpt_impl::build};
   return family;
 }
 

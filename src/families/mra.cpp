@@ -6,6 +6,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace mra_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -24,9 +25,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace mra_impl
 
 const Family& mra_family() {
-  static const Family family{"mra", "models/mra/modeling_mra.py", classes("Mra", heads::kEncoder), build};
+  static const Family family{"mra", "models/mra/modeling_mra.py", classes("Mra", heads::kEncoder), mra_impl::build};
   return family;
 }
 

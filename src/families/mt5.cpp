@@ -4,17 +4,19 @@
 #include "families/t5_common.hpp"
 
 namespace neurarch::families {
+namespace mt5_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return t5::build(in, b, {.bias_in_every_layer = false, .defaults = {.vocab = 250112, .d_ff = 1024, .layers = 8, .heads = 6, .feed_forward_proj = "gated-gelu", .tie_word_embeddings = false}});
 }
 }  // namespace
+}  // namespace mt5_impl
 
 const Family& mt5_family() {
   static const Family family{"mt5", "models/mt5/modeling_mt5.py",
                              classes("MT5",
                                      {heads::ForConditionalGeneration, heads::EncoderModel, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             mt5_impl::build};
   return family;
 }
 

@@ -45,6 +45,7 @@ DecoderDims read_decoder(const Config& c) {
   return d;
 }
 
+namespace musicgen_impl {
 namespace {
 
 AttentionSpec attention_spec(const DecoderDims& d, const Scope& m, bool causal) {
@@ -54,6 +55,8 @@ AttentionSpec attention_spec(const DecoderDims& d, const Scope& m, bool causal) 
 }
 
 }  // namespace
+}  // namespace musicgen_impl
+using namespace musicgen_impl;
 
 Value causal_lm(const BuildInput& in, GraphBuilder& b, const DecoderDims& d, const Scope& top,
                 std::optional<Value> prefix, std::optional<Value> memory) {
@@ -146,15 +149,17 @@ Value model(const BuildInput& in, GraphBuilder& b, Conditioning conditioning) {
 
 }  // namespace musicgen
 
+namespace musicgen_impl {
 namespace {
 Value build(const BuildInput& in, GraphBuilder& b) {
   return musicgen::model(in, b, musicgen::Conditioning::CrossAttention);
 }
 }  // namespace
+}  // namespace musicgen_impl
 
 const Family& musicgen_family() {
   static const Family family{"musicgen", "models/musicgen/modeling_musicgen.py",
-                             {{"MusicgenForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"MusicgenForConditionalGeneration", Head::CausalLM}}, musicgen_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/musicgen.hpp"
 
 namespace neurarch::families {
+namespace musicgen_melody_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -13,10 +14,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace musicgen_melody_impl
 
 const Family& musicgen_melody_family() {
   static const Family family{"musicgen_melody", "models/musicgen_melody/modeling_musicgen_melody.py",
-                             {{"MusicgenMelodyForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"MusicgenMelodyForConditionalGeneration", Head::CausalLM}}, musicgen_melody_impl::build};
   return family;
 }
 

@@ -7,17 +7,19 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace mvp_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b, {.defaults = {.vocab = 50267}, .sdpa = false, .prompts = true});
 }
 }  // namespace
+}  // namespace mvp_impl
 
 const Family& mvp_family() {
   static const Family family{"mvp", "models/mvp/modeling_mvp.py",
                              classes("Mvp",
                                      {heads::ForConditionalGeneration, heads::ForSequenceClassification, heads::ForQuestionAnswering, heads::ForCausalLM}),
-                             build};
+                             mvp_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace nanochat_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -25,10 +26,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace nanochat_impl
 
 const Family& nanochat_family() {
   static const Family family{"nanochat", "models/nanochat/modeling_nanochat.py",
-                             classes("NanoChat", {heads::ForCausalLM}), build};
+                             classes("NanoChat", {heads::ForCausalLM}), nanochat_impl::build};
   return family;
 }
 

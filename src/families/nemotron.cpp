@@ -5,6 +5,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace nemotron_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -25,10 +26,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace nemotron_impl
 
 const Family& nemotron_family() {
   static const Family family{"nemotron", "models/nemotron/modeling_nemotron.py",
-                             classes("Nemotron", heads::kDecoder), build};
+                             classes("Nemotron", heads::kDecoder), nemotron_impl::build};
   return family;
 }
 

@@ -16,6 +16,7 @@
 #include "families/decoder_heads.hpp"
 
 namespace neurarch::families {
+namespace nemotron_h_impl {
 namespace {
 
 enum class Mixer { Mamba, Attention, Mlp, Experts };
@@ -185,10 +186,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace nemotron_h_impl
 
 const Family& nemotron_h_family() {
   static const Family family{"nemotron_h", "models/nemotron_h/modeling_nemotron_h.py",
-                             classes("NemotronH", {heads::ForCausalLM}), build};
+                             classes("NemotronH", {heads::ForCausalLM}), nemotron_h_impl::build};
   return family;
 }
 

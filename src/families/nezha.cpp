@@ -6,6 +6,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace nezha_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -15,12 +16,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace nezha_impl
 
 const Family& nezha_family() {
   static const Family family{"nezha", "models/nezha/modeling_nezha.py",
                              classes("Nezha",
                                      {heads::ForPreTraining, heads::ForMaskedLM, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             nezha_impl::build};
   return family;
 }
 

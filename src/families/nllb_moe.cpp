@@ -8,6 +8,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace nllb_moe_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b, {.defaults = {.vocab = 128112, .activation = "relu", .scale_embedding = true,
@@ -23,10 +24,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                              .sparse_ffn = true});
 }
 }  // namespace
+}  // namespace nllb_moe_impl
 
 const Family& nllb_moe_family() {
   static const Family family{"nllb-moe", "models/nllb_moe/modeling_nllb_moe.py",
-                             classes("NllbMoe", {heads::ForConditionalGeneration}), build};
+                             classes("NllbMoe", {heads::ForConditionalGeneration}), nllb_moe_impl::build};
   return family;
 }
 

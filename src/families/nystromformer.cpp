@@ -11,6 +11,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace nystromformer_impl {
 namespace {
 
 void conv_and_landmarks(const BuildInput& in, graph::GraphBuilder& b, const graph::Value& attention,
@@ -48,10 +49,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace nystromformer_impl
 
 const Family& nystromformer_family() {
   static const Family family{"nystromformer", "models/nystromformer/modeling_nystromformer.py",
-                             classes("Nystromformer", heads::kEncoder), build};
+                             classes("Nystromformer", heads::kEncoder), nystromformer_impl::build};
   return family;
 }
 

@@ -17,6 +17,7 @@ decoder::DecoderSpec olmo::spec(const Config& c) {
   return s;
 }
 
+namespace olmo_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -24,9 +25,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace olmo_impl
 
 const Family& olmo_family() {
-  static const Family family{"olmo", "models/olmo/modeling_olmo.py", classes("Olmo", {heads::ForCausalLM}), build};
+  static const Family family{"olmo", "models/olmo/modeling_olmo.py", classes("Olmo", {heads::ForCausalLM}), olmo_impl::build};
   return family;
 }
 

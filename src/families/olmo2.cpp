@@ -18,6 +18,7 @@ decoder::DecoderSpec olmo2::spec(const Config& c) {
   return s;
 }
 
+namespace olmo2_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -25,9 +26,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace olmo2_impl
 
 const Family& olmo2_family() {
-  static const Family family{"olmo2", "models/olmo2/modeling_olmo2.py", classes("Olmo2", {heads::ForCausalLM}), build};
+  static const Family family{"olmo2", "models/olmo2/modeling_olmo2.py", classes("Olmo2", {heads::ForCausalLM}), olmo2_impl::build};
   return family;
 }
 

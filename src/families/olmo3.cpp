@@ -4,6 +4,7 @@
 #include "families/olmo.hpp"
 
 namespace neurarch::families {
+namespace olmo3_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -17,9 +18,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace olmo3_impl
 
 const Family& olmo3_family() {
-  static const Family family{"olmo3", "models/olmo3/modeling_olmo3.py", classes("Olmo3", {heads::ForCausalLM}), build};
+  static const Family family{"olmo3", "models/olmo3/modeling_olmo3.py", classes("Olmo3", {heads::ForCausalLM}), olmo3_impl::build};
   return family;
 }
 

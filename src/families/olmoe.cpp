@@ -6,6 +6,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace olmoe_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -26,9 +27,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace olmoe_impl
 
 const Family& olmoe_family() {
-  static const Family family{"olmoe", "models/olmoe/modeling_olmoe.py", classes("Olmoe", {heads::ForCausalLM}), build};
+  static const Family family{"olmoe", "models/olmoe/modeling_olmoe.py", classes("Olmoe", {heads::ForCausalLM}), olmoe_impl::build};
   return family;
 }
 

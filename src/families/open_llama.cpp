@@ -5,6 +5,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace open_llama_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -21,10 +22,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace open_llama_impl
 
 const Family& open_llama_family() {
   static const Family family{"open-llama", "models/deprecated/open_llama/modeling_open_llama.py",
-                             classes("OpenLlama", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
+                             classes("OpenLlama", {heads::ForCausalLM, heads::ForSequenceClassification}), open_llama_impl::build};
   return family;
 }
 

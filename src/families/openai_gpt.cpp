@@ -7,6 +7,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace openai_gpt_impl {
 namespace {
 
 using namespace blocks;
@@ -46,10 +47,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace openai_gpt_impl
 
 const Family& openai_gpt_family() {
   static const Family family{"openai-gpt", "models/openai/modeling_openai.py",
-                             classes("OpenAIGPT", {heads::LMHeadModel, heads::ForSequenceClassification}), build};
+                             classes("OpenAIGPT", {heads::LMHeadModel, heads::ForSequenceClassification}), openai_gpt_impl::build};
   return family;
 }
 

@@ -11,6 +11,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace opt_impl {
 namespace {
 
 using namespace blocks;
@@ -99,12 +100,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace opt_impl
 
 const Family& opt_family() {
   static const Family family{"opt", "models/opt/modeling_opt.py",
                              classes("OPT",
                                      {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForQuestionAnswering}),
-                             build};
+                             opt_impl::build};
   return family;
 }
 

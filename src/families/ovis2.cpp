@@ -20,6 +20,7 @@
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families {
+namespace ovis2_impl {
 namespace {
 
 using namespace blocks;
@@ -76,10 +77,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace ovis2_impl
 
 const Family& ovis2_family() {
   static const Family family{"ovis2", "models/ovis2/modeling_ovis2.py",
-                             classes("Ovis2", {heads::VisionLanguageGeneration}), build};
+                             classes("Ovis2", {heads::VisionLanguageGeneration}), ovis2_impl::build};
   return family;
 }
 

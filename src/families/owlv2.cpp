@@ -3,6 +3,7 @@
 #include "families/owlvit_common.hpp"
 
 namespace neurarch::families {
+namespace owlv2_impl {
 namespace {
 
 using namespace blocks;
@@ -15,10 +16,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace owlv2_impl
 
 const Family& owlv2_family() {
   static const Family family{"owlv2", "models/owlv2/modeling_owlv2.py",
-                             classes("Owlv2", {heads::ForObjectDetection}), build};
+                             classes("Owlv2", {heads::ForObjectDetection}), owlv2_impl::build};
   return family;
 }
 

@@ -3,6 +3,7 @@
 #include "families/owlvit_common.hpp"
 
 namespace neurarch::families {
+namespace owlv2_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -12,9 +13,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace owlv2_text_model_impl
 
 const Family& owlv2_text_model_family() {
-  static const Family family{"owlv2_text_model", "models/owlv2/modeling_owlv2.py", classes("Owlv2Text"), build};
+  static const Family family{"owlv2_text_model", "models/owlv2/modeling_owlv2.py", classes("Owlv2Text"), owlv2_text_model_impl::build};
   return family;
 }
 

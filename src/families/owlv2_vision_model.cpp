@@ -4,6 +4,7 @@
 #include "families/owlvit_common.hpp"
 
 namespace neurarch::families {
+namespace owlv2_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -14,9 +15,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace owlv2_vision_model_impl
 
 const Family& owlv2_vision_model_family() {
-  static const Family family{"owlv2_vision_model", "models/owlv2/modeling_owlv2.py", classes("Owlv2Vision"), build};
+  static const Family family{"owlv2_vision_model", "models/owlv2/modeling_owlv2.py", classes("Owlv2Vision"), owlv2_vision_model_impl::build};
   return family;
 }
 

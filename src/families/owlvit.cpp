@@ -5,6 +5,7 @@
 #include "families/owlvit_common.hpp"
 
 namespace neurarch::families {
+namespace owlvit_impl {
 namespace {
 
 using namespace blocks;
@@ -17,10 +18,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace owlvit_impl
 
 const Family& owlvit_family() {
   static const Family family{"owlvit", "models/owlvit/modeling_owlvit.py",
-                             classes("OwlViT", {heads::ForObjectDetection}), build};
+                             classes("OwlViT", {heads::ForObjectDetection}), owlvit_impl::build};
   return family;
 }
 

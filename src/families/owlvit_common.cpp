@@ -7,6 +7,7 @@ namespace neurarch::families::owlvit {
 using namespace blocks;
 using graph::NodeType;
 
+namespace owlvit_common_impl {
 namespace {
 
 // OwlViTBoxPredictionHead: dense0 -> GELU -> dense1 -> GELU -> dense2 (out wide).
@@ -18,6 +19,8 @@ Value box_head(GraphBuilder& b, const Value& x, const std::string& label, const 
 }
 
 }  // namespace
+}  // namespace owlvit_common_impl
+using namespace owlvit_common_impl;
 
 Value detector(const BuildInput& in, GraphBuilder& b, const clip::ClipDefaults& defaults, bool objectness) {
   const Config& c = in.config;
@@ -60,8 +63,8 @@ Value detector(const BuildInput& in, GraphBuilder& b, const clip::ClipDefaults& 
     b.fail(logits, fmt::format("class_head compares {}-wide patch embeddings (text_config.hidden_size) with {}-wide "
                                "projected queries (projection_dim)",
                                text_hidden, projection));
-  box_head(b, features, "Box_Head", Scope("box_head"), width, 4);
-  if (objectness) box_head(b, features, "Objectness_Head", Scope("objectness_head"), width, 1);
+  owlvit_common_impl::box_head(b, features, "Box_Head", Scope("box_head"), width, 4);
+  if (objectness) owlvit_common_impl::box_head(b, features, "Objectness_Head", Scope("objectness_head"), width, 1);
   return logits;
 }
 

@@ -3,6 +3,7 @@
 #include "families/owlvit_common.hpp"
 
 namespace neurarch::families {
+namespace owlvit_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -12,9 +13,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace owlvit_text_model_impl
 
 const Family& owlvit_text_model_family() {
-  static const Family family{"owlvit_text_model", "models/owlvit/modeling_owlvit.py", classes("OwlViTText"), build};
+  static const Family family{"owlvit_text_model", "models/owlvit/modeling_owlvit.py", classes("OwlViTText"), owlvit_text_model_impl::build};
   return family;
 }
 

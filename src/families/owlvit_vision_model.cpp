@@ -4,6 +4,7 @@
 #include "families/owlvit_common.hpp"
 
 namespace neurarch::families {
+namespace owlvit_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -14,9 +15,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace owlvit_vision_model_impl
 
 const Family& owlvit_vision_model_family() {
-  static const Family family{"owlvit_vision_model", "models/owlvit/modeling_owlvit.py", classes("OwlViTVision"), build};
+  static const Family family{"owlvit_vision_model", "models/owlvit/modeling_owlvit.py", classes("OwlViTVision"), owlvit_vision_model_impl::build};
   return family;
 }
 

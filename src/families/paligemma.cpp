@@ -16,6 +16,7 @@
 #include "families/paligemma.hpp"
 
 namespace neurarch::families {
+namespace paligemma_impl {
 namespace {
 
 using namespace blocks;
@@ -67,18 +68,20 @@ Value with_language_model(const BuildInput& in, GraphBuilder& b, const Config& c
 Value build(const BuildInput& in, GraphBuilder& b) { return with_language_model(in, b, in.config, Head::CausalLM); }
 
 }  // namespace
+}  // namespace paligemma_impl
+using namespace paligemma_impl;
 
 namespace paligemma {
 
 Value base_model(const BuildInput& in, GraphBuilder& b, const Config& c) {
-  return with_language_model(in, b, c, Head::Base);
+  return paligemma_impl::with_language_model(in, b, c, Head::Base);
 }
 
 }  // namespace paligemma
 
 const Family& paligemma_family() {
   static const Family family{"paligemma", "models/paligemma/modeling_paligemma.py",
-                             {{"PaliGemmaForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"PaliGemmaForConditionalGeneration", Head::CausalLM}}, paligemma_impl::build};
   return family;
 }
 

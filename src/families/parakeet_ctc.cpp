@@ -5,6 +5,7 @@
 #include "families/parakeet_encoder.hpp"
 
 namespace neurarch::families {
+namespace parakeet_ctc_impl {
 namespace {
 
 using namespace blocks;
@@ -22,10 +23,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace parakeet_ctc_impl
 
 const Family& parakeet_ctc_family() {
   static const Family family{"parakeet_ctc", "models/parakeet/modeling_parakeet.py",
-                             {{"ParakeetForCTC", Head::CausalLM}}, build};
+                             {{"ParakeetForCTC", Head::CausalLM}}, parakeet_ctc_impl::build};
   return family;
 }
 

@@ -19,6 +19,7 @@
 #include "families/fastspeech2_conformer.hpp"
 
 namespace neurarch::families {
+namespace parakeet_encoder_impl {
 namespace {
 
 using namespace blocks;
@@ -147,14 +148,16 @@ Value convolution_module(GraphBuilder& b, const Value& x, std::int64_t i, const 
 Value build(const BuildInput& in, GraphBuilder& b) { return parakeet::encoder(in, b, in.config); }
 
 }  // namespace
+}  // namespace parakeet_encoder_impl
+using namespace parakeet_encoder_impl;
 
 namespace parakeet {
 
 Value encoder(const BuildInput& in, GraphBuilder& b, const Config& c) {
-  const EncoderSpec s = read_spec(c);
-  const std::int64_t frames = in.requested_seq ? *in.requested_seq : kDefaultFrames;
+  const parakeet_encoder_impl::EncoderSpec s = parakeet_encoder_impl::read_spec(c);
+  const std::int64_t frames = in.requested_seq ? *in.requested_seq : parakeet_encoder_impl::kDefaultFrames;
   auto x = b.input({frames, s.mel}, "audio_features", "input_features");
-  x = subsampling(b, x, s);
+  x = parakeet_encoder_impl::subsampling(b, x, s);
   // hidden_states * sqrt(hidden) (scale_input) and the dropout after it: elementwise, nothing stored.
   b.at(x).dropout = s.dropout;
   if (x.shape.front() > s.max_positions)
@@ -164,10 +167,10 @@ Value encoder(const BuildInput& in, GraphBuilder& b, const Config& c) {
   for (std::int64_t i = 0; i < s.layers; ++i) {
     b.set_block(static_cast<int>(i));
     const Scope l = Scope("layers") / i;
-    x = feed_forward_half(b, x, i, 1, l, s);
-    x = self_attention(b, x, i, l, s);
-    x = convolution_module(b, x, i, l, s);
-    x = feed_forward_half(b, x, i, 2, l, s);
+    x = parakeet_encoder_impl::feed_forward_half(b, x, i, 1, l, s);
+    x = parakeet_encoder_impl::self_attention(b, x, i, l, s);
+    x = parakeet_encoder_impl::convolution_module(b, x, i, l, s);
+    x = parakeet_encoder_impl::feed_forward_half(b, x, i, 2, l, s);
     x = norm(b, x, fmt::format("LayerNorm_{}_Final", i), {l / "norm_out"});
   }
   b.set_block(-1);
@@ -178,7 +181,7 @@ Value encoder(const BuildInput& in, GraphBuilder& b, const Config& c) {
 
 const Family& parakeet_encoder_family() {
   static const Family family{"parakeet_encoder", "models/parakeet/modeling_parakeet.py",
-                             {{"ParakeetEncoder", Head::Base}}, build};
+                             {{"ParakeetEncoder", Head::Base}}, parakeet_encoder_impl::build};
   return family;
 }
 

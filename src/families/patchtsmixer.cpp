@@ -17,6 +17,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace patchtsmixer_impl {
 namespace {
 
 using namespace blocks;
@@ -120,10 +121,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace patchtsmixer_impl
 
 const Family& patchtsmixer_family() {
   static const Family family{"patchtsmixer", "models/patchtsmixer/modeling_patchtsmixer.py",
-                             {{"PatchTSMixerModel", Head::Base}}, build};
+                             {{"PatchTSMixerModel", Head::Base}}, patchtsmixer_impl::build};
   return family;
 }
 

@@ -16,6 +16,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace patchtst_impl {
 namespace {
 
 using namespace blocks;
@@ -126,10 +127,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace patchtst_impl
 
 const Family& patchtst_family() {
   static const Family family{"patchtst", "models/patchtst/modeling_patchtst.py", {{"PatchTSTModel", Head::Base}},
-                             build};
+                             patchtst_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace pegasus_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b, {.defaults = {.pad = 0},
@@ -13,10 +14,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                                 .sdpa = false});
 }
 }  // namespace
+}  // namespace pegasus_impl
 
 const Family& pegasus_family() {
   static const Family family{"pegasus", "models/pegasus/modeling_pegasus.py",
-                             classes("Pegasus", {heads::ForConditionalGeneration, heads::ForCausalLM}), build};
+                             classes("Pegasus", {heads::ForConditionalGeneration, heads::ForCausalLM}), pegasus_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace pegasus_x_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b,
@@ -22,10 +23,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                       .block_local_encoder = true});
 }
 }  // namespace
+}  // namespace pegasus_x_impl
 
 const Family& pegasus_x_family() {
   static const Family family{"pegasus_x", "models/pegasus_x/modeling_pegasus_x.py",
-                             classes("PegasusX", {heads::ForConditionalGeneration}), build};
+                             classes("PegasusX", {heads::ForConditionalGeneration}), pegasus_x_impl::build};
   return family;
 }
 

@@ -20,6 +20,7 @@
 #include "families/shared_parameters.hpp"
 
 namespace neurarch::families {
+namespace perceiver_impl {
 namespace {
 
 using namespace blocks;
@@ -466,6 +467,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace perceiver_impl
 
 const Family& perceiver_family() {
   static const Family family{
@@ -476,7 +478,7 @@ const Family& perceiver_family() {
                             {"ForImageClassificationConvProcessing", Head::ImageClassification},
                             {"ForOpticalFlow", Head::PreTraining},
                             {"ForMultimodalAutoencoding", Head::PreTraining}}),
-      build};
+      perceiver_impl::build};
   return family;
 }
 

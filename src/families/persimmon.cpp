@@ -5,6 +5,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace persimmon_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -37,12 +38,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace persimmon_impl
 
 const Family& persimmon_family() {
   static const Family family{"persimmon", "models/persimmon/modeling_persimmon.py",
                              classes("Persimmon",
                                      {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             persimmon_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace phi_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -39,12 +40,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace phi_impl
 
 const Family& phi_family() {
   static const Family family{"phi", "models/phi/modeling_phi.py",
                              classes("Phi",
                                      {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             phi_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace phi3_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -22,12 +23,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace phi3_impl
 
 const Family& phi3_family() {
   static const Family family{"phi3", "models/phi3/modeling_phi3.py",
                              classes("Phi3",
                                      {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             phi3_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace phimoe_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -29,10 +30,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace phimoe_impl
 
 const Family& phimoe_family() {
   static const Family family{"phimoe", "models/phimoe/modeling_phimoe.py",
-                             classes("Phimoe", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
+                             classes("Phimoe", {heads::ForCausalLM, heads::ForSequenceClassification}), phimoe_impl::build};
   return family;
 }
 

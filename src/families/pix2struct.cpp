@@ -16,6 +16,7 @@
 #include "families/pix2struct.hpp"
 
 namespace neurarch::families {
+namespace pix2struct_impl {
 namespace {
 
 using namespace blocks;
@@ -43,6 +44,8 @@ Value gated_mlp(GraphBuilder& b, const Value& x, const std::string& name, const 
 }
 
 }  // namespace
+}  // namespace pix2struct_impl
+using namespace pix2struct_impl;
 
 namespace pix2struct {
 
@@ -93,6 +96,7 @@ Value vision_encoder(const BuildInput& in, GraphBuilder& b, const VisionEncoder&
 
 }  // namespace pix2struct
 
+namespace pix2struct_impl {
 namespace {
 
 Value decoder(const BuildInput& in, GraphBuilder& b, const Config& c, const Value& memory, bool tie,
@@ -151,10 +155,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace pix2struct_impl
 
 const Family& pix2struct_family() {
   static const Family family{"pix2struct", "models/pix2struct/modeling_pix2struct.py",
-                             {{"Pix2StructForConditionalGeneration", Head::Seq2SeqLM}}, build};
+                             {{"Pix2StructForConditionalGeneration", Head::Seq2SeqLM}}, pix2struct_impl::build};
   return family;
 }
 

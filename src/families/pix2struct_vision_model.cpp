@@ -3,6 +3,7 @@
 #include "families/pix2struct.hpp"
 
 namespace neurarch::families {
+namespace pix2struct_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -14,10 +15,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace pix2struct_vision_model_impl
 
 const Family& pix2struct_vision_model_family() {
   static const Family family{"pix2struct_vision_model", "models/pix2struct/modeling_pix2struct.py",
-                             classes("Pix2StructVision"), build};
+                             classes("Pix2StructVision"), pix2struct_vision_model_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/pixtral_common.hpp"
 
 namespace neurarch::families {
+namespace pixtral_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -11,9 +12,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace pixtral_impl
 
 const Family& pixtral_family() {
-  static const Family family{"pixtral", "models/pixtral/modeling_pixtral.py", classes("PixtralVision"), build};
+  static const Family family{"pixtral", "models/pixtral/modeling_pixtral.py", classes("PixtralVision"), pixtral_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace plbart_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b, {.defaults = {.vocab = 50005, .scale_embedding = true, .d_model = 768,
@@ -14,12 +15,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                              .sdpa = false});
 }
 }  // namespace
+}  // namespace plbart_impl
 
 const Family& plbart_family() {
   static const Family family{"plbart", "models/plbart/modeling_plbart.py",
                              classes("PLBart",
                                      {heads::ForConditionalGeneration, heads::ForSequenceClassification, heads::ForCausalLM}),
-                             build};
+                             plbart_impl::build};
   return family;
 }
 

@@ -15,6 +15,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace poolformer_impl {
 namespace {
 
 using namespace blocks;
@@ -97,10 +98,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace poolformer_impl
 
 const Family& poolformer_family() {
   static const Family family{"poolformer", "models/poolformer/modeling_poolformer.py",
-                             classes("PoolFormer", {heads::ForImageClassification}), build};
+                             classes("PoolFormer", {heads::ForImageClassification}), poolformer_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/t5_common.hpp"
 
 namespace neurarch::families {
+namespace pop2piano_impl {
 namespace {
 
 using namespace blocks;
@@ -32,10 +33,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace pop2piano_impl
 
 const Family& pop2piano_family() {
   static const Family family{"pop2piano", "models/pop2piano/modeling_pop2piano.py",
-                             {{"Pop2PianoForConditionalGeneration", Head::Seq2SeqLM}}, build};
+                             {{"Pop2PianoForConditionalGeneration", Head::Seq2SeqLM}}, pop2piano_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/depth_anything.hpp"
 
 namespace neurarch::families {
+namespace prompt_depth_anything_impl {
 namespace {
 
 using namespace blocks;
@@ -34,10 +35,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace prompt_depth_anything_impl
 
 const Family& prompt_depth_anything_family() {
   static const Family family{"prompt_depth_anything", "models/prompt_depth_anything/modular_prompt_depth_anything.py",
-                             {{"PromptDepthAnythingForDepthEstimation", Head::PreTraining}}, build};
+                             {{"PromptDepthAnythingForDepthEstimation", Head::PreTraining}}, prompt_depth_anything_impl::build};
   return family;
 }
 

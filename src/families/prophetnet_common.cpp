@@ -17,6 +17,7 @@
 #include "blocks/seq2seq.hpp"
 
 namespace neurarch::families::prophetnet {
+namespace prophetnet_common_impl {
 namespace {
 
 using namespace blocks;
@@ -197,12 +198,14 @@ Value streams(GraphBuilder& b, const Value& x, const std::string& name, std::int
 }
 
 }  // namespace
+}  // namespace prophetnet_common_impl
+using namespace prophetnet_common_impl;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
-  const Dims d = read_dims(c);
+  const prophetnet_common_impl::Dims d = prophetnet_common_impl::read_dims(c);
   const bool tie = c.flag({"tie_word_embeddings"}, true);
-  Builder stacks(b, d, in.class_name);
+  prophetnet_common_impl::Builder stacks(b, d, in.class_name);
   const Scope root = in.head == Head::Base ? Scope() : Scope("prophetnet");
   const std::string table = root("word_embeddings.weight");
 
@@ -224,8 +227,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     x = stacks.decoder(target_ids, memory, root / "decoder", table, static_cast<int>(d.encoder.layers));
   }
 
-  if (in.head == Head::Base) return streams(b, x, "Decoder_Main_Stream", target);
-  auto predicting = streams(b, x, "Decoder_Predicting_Streams", d.ngram * target);
+  if (in.head == Head::Base) return prophetnet_common_impl::streams(b, x, "Decoder_Main_Stream", target);
+  auto predicting = prophetnet_common_impl::streams(b, x, "Decoder_Predicting_Streams", d.ngram * target);
   LmHeadSpec head{.module = Scope("lm_head"), .hidden = d.hidden, .vocab = d.vocab};
   if (tie) head.tied_weight = table;
   return lm_head(b, predicting, "LM_Head", head);

@@ -12,6 +12,7 @@
 #include "families/mix_transformer.hpp"
 
 namespace neurarch::families {
+namespace pvt_impl {
 namespace {
 
 using namespace blocks;
@@ -80,10 +81,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace pvt_impl
 
 const Family& pvt_family() {
   static const Family family{"pvt", "models/pvt/modeling_pvt.py",
-                             classes("Pvt", {heads::ForImageClassification}), build};
+                             classes("Pvt", {heads::ForImageClassification}), pvt_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace pvt_v2_impl {
 namespace {
 
 using namespace blocks;
@@ -65,10 +66,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace pvt_v2_impl
 
 const Family& pvt_v2_family() {
   static const Family family{"pvt_v2", "models/pvt_v2/modeling_pvt_v2.py",
-                             classes("PvtV2", {heads::ForImageClassification}), build};
+                             classes("PvtV2", {heads::ForImageClassification}), pvt_v2_impl::build};
   return family;
 }
 

@@ -8,6 +8,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace qwen2_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -30,9 +31,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen2_impl
 
 const Family& qwen2_family() {
-  static const Family family{"qwen2", "models/qwen2/modeling_qwen2.py", classes("Qwen2", heads::kDecoder), build};
+  static const Family family{"qwen2", "models/qwen2/modeling_qwen2.py", classes("Qwen2", heads::kDecoder), qwen2_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/qwen2_vl_common.hpp"
 
 namespace neurarch::families {
+namespace qwen2_5_vl_impl {
 namespace {
 
 using namespace blocks;
@@ -26,10 +27,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen2_5_vl_impl
 
 const Family& qwen2_5_vl_family() {
   static const Family family{"qwen2_5_vl", "models/qwen2_5_vl/modeling_qwen2_5_vl.py",
-                             classes("Qwen2_5_VL", {heads::VisionLanguageGeneration}), build};
+                             classes("Qwen2_5_VL", {heads::VisionLanguageGeneration}), qwen2_5_vl_impl::build};
   return family;
 }
 

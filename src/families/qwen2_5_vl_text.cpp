@@ -5,6 +5,7 @@
 #include "families/qwen2_vl_common.hpp"
 
 namespace neurarch::families {
+namespace qwen2_5_vl_text_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -12,10 +13,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen2_5_vl_text_impl
 
 const Family& qwen2_5_vl_text_family() {
   static const Family family{"qwen2_5_vl_text", "models/qwen2_5_vl/modeling_qwen2_5_vl.py",
-                             classes("Qwen2_5_VLText"), build};
+                             classes("Qwen2_5_VLText"), qwen2_5_vl_text_impl::build};
   return family;
 }
 

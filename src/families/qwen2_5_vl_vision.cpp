@@ -7,6 +7,7 @@
 #include "families/qwen2_vl_common.hpp"
 
 namespace neurarch::families {
+namespace qwen2_5_vl_vision_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -19,10 +20,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen2_5_vl_vision_impl
 
 const Family& qwen2_5_vl_vision_family() {
   static const Family family{"qwen2_5_vl_vision", "models/qwen2_5_vl/modeling_qwen2_5_vl.py",
-                             {{"Qwen2_5_VisionTransformerPretrainedModel", Head::Base}}, build};
+                             {{"Qwen2_5_VisionTransformerPretrainedModel", Head::Base}}, qwen2_5_vl_vision_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@
 #include "families/qwen2_audio_encoder.hpp"
 
 namespace neurarch::families {
+namespace qwen2_audio_impl {
 namespace {
 
 using namespace blocks;
@@ -42,10 +43,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen2_audio_impl
 
 const Family& qwen2_audio_family() {
   static const Family family{"qwen2_audio", "models/qwen2_audio/modeling_qwen2_audio.py",
-                             {{"Qwen2AudioForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"Qwen2AudioForConditionalGeneration", Head::CausalLM}}, qwen2_audio_impl::build};
   return family;
 }
 

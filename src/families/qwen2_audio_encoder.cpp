@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 namespace neurarch::families {
+namespace qwen2_audio_encoder_impl {
 namespace {
 
 using namespace blocks;
@@ -14,6 +15,8 @@ using namespace blocks;
 Value build(const BuildInput& in, GraphBuilder& b) { return qwen2_audio::encoder(in, b, in.config); }
 
 }  // namespace
+}  // namespace qwen2_audio_encoder_impl
+using namespace qwen2_audio_encoder_impl;
 
 namespace qwen2_audio {
 
@@ -33,7 +36,7 @@ Value encoder(const BuildInput& in, GraphBuilder& b, const Config& c) {
 
 const Family& qwen2_audio_encoder_family() {
   static const Family family{"qwen2_audio_encoder", "models/qwen2_audio/modeling_qwen2_audio.py",
-                             {{"Qwen2AudioEncoder", Head::Base}}, build};
+                             {{"Qwen2AudioEncoder", Head::Base}}, qwen2_audio_encoder_impl::build};
   return family;
 }
 

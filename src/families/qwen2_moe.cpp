@@ -7,6 +7,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace qwen2_moe_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -42,10 +43,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen2_moe_impl
 
 const Family& qwen2_moe_family() {
   static const Family family{"qwen2_moe", "models/qwen2_moe/modeling_qwen2_moe.py",
-                             classes("Qwen2Moe", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
+                             classes("Qwen2Moe", {heads::ForCausalLM, heads::ForSequenceClassification}), qwen2_moe_impl::build};
   return family;
 }
 

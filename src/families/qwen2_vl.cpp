@@ -10,6 +10,7 @@
 #include "families/qwen2_vl_common.hpp"
 
 namespace neurarch::families {
+namespace qwen2_vl_impl {
 namespace {
 
 using namespace blocks;
@@ -43,10 +44,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen2_vl_impl
 
 const Family& qwen2_vl_family() {
   static const Family family{"qwen2_vl", "models/qwen2_vl/modeling_qwen2_vl.py",
-                             classes("Qwen2VL", {heads::VisionLanguageGeneration}), build};
+                             classes("Qwen2VL", {heads::VisionLanguageGeneration}), qwen2_vl_impl::build};
   return family;
 }
 

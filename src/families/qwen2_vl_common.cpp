@@ -32,6 +32,7 @@ Config text_config_of(const Config& c) {
   return c;
 }
 
+namespace qwen2_vl_common_impl {
 namespace {
 
 // Qwen2VLImageProcessor's defaults (image_processing_qwen2_vl.py): pixels of the resized image.
@@ -54,6 +55,8 @@ std::int64_t smart_side(std::int64_t side, std::int64_t factor) {
 }
 
 }  // namespace
+}  // namespace qwen2_vl_common_impl
+using namespace qwen2_vl_common_impl;
 
 Value vision(const BuildInput& in, GraphBuilder& b, const Config& c, Version v, ImageGrid& grid) {
   const bool v25 = v == Version::V2_5;
@@ -71,9 +74,9 @@ Value vision(const BuildInput& in, GraphBuilder& b, const Config& c, Version v, 
   const std::int64_t factor = patch * merge;
   grid.photo = in.requested_image_size
                    ? *in.requested_image_size
-                   : static_cast<std::int64_t>(std::floor(std::sqrt(static_cast<double>(kMaxPixels)) /
+                   : static_cast<std::int64_t>(std::floor(std::sqrt(static_cast<double>(qwen2_vl_common_impl::kMaxPixels)) /
                                                           static_cast<double>(factor))) * factor;
-  grid.height = grid.width = smart_side(grid.photo, factor);
+  grid.height = grid.width = qwen2_vl_common_impl::smart_side(grid.photo, factor);
   grid.patches = (grid.height / patch) * (grid.width / patch);
   grid.tokens = grid.patches / (merge * merge);
 

@@ -5,6 +5,7 @@
 #include "families/qwen2_vl_common.hpp"
 
 namespace neurarch::families {
+namespace qwen2_vl_text_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -12,9 +13,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen2_vl_text_impl
 
 const Family& qwen2_vl_text_family() {
-  static const Family family{"qwen2_vl_text", "models/qwen2_vl/modeling_qwen2_vl.py", classes("Qwen2VLText"), build};
+  static const Family family{"qwen2_vl_text", "models/qwen2_vl/modeling_qwen2_vl.py", classes("Qwen2VLText"), qwen2_vl_text_impl::build};
   return family;
 }
 

@@ -18,6 +18,7 @@ decoder::DecoderSpec qwen3_spec(const Config& c, const decoder::LlamaDefaults& d
   return s;
 }
 
+namespace qwen3_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -28,9 +29,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen3_impl
 
 const Family& qwen3_family() {
-  static const Family family{"qwen3", "models/qwen3/modeling_qwen3.py", classes("Qwen3", heads::kDecoder), build};
+  static const Family family{"qwen3", "models/qwen3/modeling_qwen3.py", classes("Qwen3", heads::kDecoder), qwen3_impl::build};
   return family;
 }
 

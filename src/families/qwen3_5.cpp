@@ -7,6 +7,7 @@
 #include "families/qwen3_vl_common.hpp"
 
 namespace neurarch::families {
+namespace qwen3_5_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -15,11 +16,12 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen3_5_impl
 
 const Family& qwen3_5_family() {
   static const Family family{"qwen3_5", "models/qwen3_5/modeling_qwen3_5.py",
                              {{"Qwen3_5Model", Head::Base}, {"Qwen3_5ForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             qwen3_5_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/qwen3_vl_common.hpp"
 
 namespace neurarch::families {
+namespace qwen3_5_moe_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -14,12 +15,13 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen3_5_moe_impl
 
 const Family& qwen3_5_moe_family() {
   static const Family family{"qwen3_5_moe", "models/qwen3_5_moe/modeling_qwen3_5_moe.py",
                              {{"Qwen3_5MoeModel", Head::Base},
                               {"Qwen3_5MoeForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             qwen3_5_moe_impl::build};
   return family;
 }
 

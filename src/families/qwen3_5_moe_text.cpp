@@ -24,6 +24,7 @@ decoder::DecoderSpec moe_text_spec(const Config& text) {
 
 }  // namespace qwen3_5
 
+namespace qwen3_5_moe_text_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -31,11 +32,12 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen3_5_moe_text_impl
 
 const Family& qwen3_5_moe_text_family() {
   static const Family family{"qwen3_5_moe_text", "models/qwen3_5_moe/modeling_qwen3_5_moe.py",
                              {{"Qwen3_5MoeTextModel", Head::Base}, {"Qwen3_5MoeForCausalLM", Head::CausalLM}},
-                             build};
+                             qwen3_5_moe_text_impl::build};
   return family;
 }
 

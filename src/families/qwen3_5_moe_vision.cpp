@@ -3,6 +3,7 @@
 #include "families/qwen3_vl_common.hpp"
 
 namespace neurarch::families {
+namespace qwen3_5_moe_vision_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -10,10 +11,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen3_5_moe_vision_impl
 
 const Family& qwen3_5_moe_vision_family() {
   static const Family family{"qwen3_5_moe_vision", "models/qwen3_5_moe/modeling_qwen3_5_moe.py",
-                             {{"Qwen3_5MoeVisionModel", Head::Base}}, build};
+                             {{"Qwen3_5MoeVisionModel", Head::Base}}, qwen3_5_moe_vision_impl::build};
   return family;
 }
 

@@ -19,6 +19,7 @@ decoder::DecoderSpec text_spec(const Config& text) {
 
 }  // namespace qwen3_5
 
+namespace qwen3_5_text_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -26,13 +27,14 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen3_5_text_impl
 
 const Family& qwen3_5_text_family() {
   static const Family family{"qwen3_5_text", "models/qwen3_5/modeling_qwen3_5.py",
                              {{"Qwen3_5TextModel", Head::Base},
                               {"Qwen3_5ForCausalLM", Head::CausalLM},
                               {"Qwen3_5TextForSequenceClassification", Head::SequenceClassification}},
-                             build};
+                             qwen3_5_text_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/qwen3_vl_common.hpp"
 
 namespace neurarch::families {
+namespace qwen3_5_vision_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -11,10 +12,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen3_5_vision_impl
 
 const Family& qwen3_5_vision_family() {
   static const Family family{"qwen3_5_vision", "models/qwen3_5/modeling_qwen3_5.py",
-                             {{"Qwen3_5VisionModel", Head::Base}}, build};
+                             {{"Qwen3_5VisionModel", Head::Base}}, qwen3_5_vision_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
+namespace qwen3_moe_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -33,10 +34,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen3_moe_impl
 
 const Family& qwen3_moe_family() {
   static const Family family{"qwen3_moe", "models/qwen3_moe/modeling_qwen3_moe.py",
-                             classes("Qwen3Moe", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
+                             classes("Qwen3Moe", {heads::ForCausalLM, heads::ForSequenceClassification}), qwen3_moe_impl::build};
   return family;
 }
 

@@ -86,6 +86,7 @@ decltype(decoder::DecoderSpec::mlp_override) mlp(std::vector<bool> sparse, const
 
 }  // namespace qwen3_next
 
+namespace qwen3_next_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -102,12 +103,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen3_next_impl
 
 const Family& qwen3_next_family() {
   static const Family family{"qwen3_next", "models/qwen3_next/modeling_qwen3_next.py",
                              classes("Qwen3Next", {heads::ForCausalLM, heads::ForSequenceClassification,
                                                    heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             qwen3_next_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/qwen3_vl_common.hpp"
 
 namespace neurarch::families {
+namespace qwen3_vl_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -14,11 +15,12 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen3_vl_impl
 
 const Family& qwen3_vl_family() {
   static const Family family{"qwen3_vl", "models/qwen3_vl/modeling_qwen3_vl.py",
                              {{"Qwen3VLModel", Head::Base}, {"Qwen3VLForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             qwen3_vl_impl::build};
   return family;
 }
 

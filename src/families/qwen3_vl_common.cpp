@@ -48,6 +48,7 @@ decoder::DecoderSpec moe_text_spec(const Config& text) {
   return s;
 }
 
+namespace qwen3_vl_common_impl {
 namespace {
 
 // Qwen3-VL's image processor (preprocessor_config.json of the Qwen3-VL checkpoints): size.shortest_edge = 65536
@@ -159,9 +160,11 @@ Vision vision(const BuildInput& in, GraphBuilder& b, const Config& c, bool deeps
 }
 
 }  // namespace
+}  // namespace qwen3_vl_common_impl
+using namespace qwen3_vl_common_impl;
 
 Value vision_model(const BuildInput& in, GraphBuilder& b, const Config& vision_config, bool deepstack) {
-  const Vision v = vision(in, b, vision_config, deepstack);
+  const qwen3_vl_common_impl::Vision v = qwen3_vl_common_impl::vision(in, b, vision_config, deepstack);
   b.note(fmt::format("a {0}x{0} photo is resized to {1}x{1}: {2} patches through the vision tower, merged into {3} "
                      "image features, plus {4} DeepStack feature sets; --image-size sets the photo's side",
                      v.photo, v.side, v.patches, v.tokens, v.deepstack.size()));
@@ -178,10 +181,10 @@ Value build(const BuildInput& in, GraphBuilder& b, const decoder::DecoderSpec& t
   {
     std::optional<graph::Nested> model;
     if (with_head) model.emplace(b, graph::Nest{.module = "model", .label = ""});
-    Vision v;
+    qwen3_vl_common_impl::Vision v;
     {
       graph::Nested nest(b, {.module = "visual", .label = "Vision_", .first_block = 0});
-      v = vision(in, b, vision_config, deepstack);
+      v = qwen3_vl_common_impl::vision(in, b, vision_config, deepstack);
     }
     b.note(fmt::format("a {0}x{0} photo is resized to {1}x{1}: {2} patches through the vision tower, {3} image "
                        "tokens in the prompt, {4} DeepStack feature sets added to the first decoder layers; "

@@ -4,6 +4,7 @@
 #include "families/qwen3_vl_common.hpp"
 
 namespace neurarch::families {
+namespace qwen3_vl_moe_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -11,12 +12,13 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen3_vl_moe_impl
 
 const Family& qwen3_vl_moe_family() {
   static const Family family{"qwen3_vl_moe", "models/qwen3_vl_moe/modeling_qwen3_vl_moe.py",
                              {{"Qwen3VLMoeModel", Head::Base},
                               {"Qwen3VLMoeForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             qwen3_vl_moe_impl::build};
   return family;
 }
 

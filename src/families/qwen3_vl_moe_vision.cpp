@@ -4,6 +4,7 @@
 #include "families/qwen3_vl_common.hpp"
 
 namespace neurarch::families {
+namespace qwen3_vl_moe_vision_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -11,10 +12,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen3_vl_moe_vision_impl
 
 const Family& qwen3_vl_moe_vision_family() {
   static const Family family{"qwen3_vl_moe_vision", "models/qwen3_vl_moe/modeling_qwen3_vl_moe.py",
-                             {{"Qwen3VLMoeVisionModel", Head::Base}}, build};
+                             {{"Qwen3VLMoeVisionModel", Head::Base}}, qwen3_vl_moe_vision_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/qwen3_vl_common.hpp"
 
 namespace neurarch::families {
+namespace qwen3_vl_text_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -11,10 +12,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace qwen3_vl_text_impl
 
 const Family& qwen3_vl_text_family() {
   static const Family family{"qwen3_vl_text", "models/qwen3_vl/modeling_qwen3_vl.py",
-                             {{"Qwen3VLTextModel", Head::Base}}, build};
+                             {{"Qwen3VLTextModel", Head::Base}}, qwen3_vl_text_impl::build};
   return family;
 }
 

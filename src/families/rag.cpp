@@ -10,6 +10,7 @@
 #include "families/encoder_decoder_common.hpp"
 
 namespace neurarch::families {
+namespace rag_impl {
 namespace {
 
 using blocks::GraphBuilder;
@@ -41,6 +42,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace rag_impl
 
 const Family& rag_family() {
   static const Family family{"rag",
@@ -48,7 +50,7 @@ const Family& rag_family() {
                              {{"RagModel", Head::Base},
                               {"RagTokenForGeneration", Head::Seq2SeqLM},
                               {"RagSequenceForGeneration", Head::Seq2SeqLM}},
-                             build};
+                             rag_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace realm_impl {
 namespace {
 
 using namespace blocks;
@@ -47,10 +48,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace realm_impl
 
 const Family& realm_family() {
   static const Family family{"realm", "models/deprecated/realm/modeling_realm.py",
-                             {{"RealmEmbedder", Head::Base}, {"RealmKnowledgeAugEncoder", Head::MaskedLM}}, build};
+                             {{"RealmEmbedder", Head::Base}, {"RealmKnowledgeAugEncoder", Head::MaskedLM}}, realm_impl::build};
   return family;
 }
 

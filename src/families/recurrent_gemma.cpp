@@ -19,6 +19,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace recurrent_gemma_impl {
 namespace {
 
 /// Per layer: true for a recurrent block. The config class repeats block_types (a list of "recurrent" and
@@ -77,10 +78,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace recurrent_gemma_impl
 
 const Family& recurrent_gemma_family() {
   static const Family family{"recurrent_gemma", "models/recurrent_gemma/modeling_recurrent_gemma.py",
-                             classes("RecurrentGemma", {heads::ForCausalLM}), build};
+                             classes("RecurrentGemma", {heads::ForCausalLM}), recurrent_gemma_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@ namespace neurarch::families {
 #include "families/families.def"
 #undef FAMILY
 
+namespace registry_impl {
 namespace {
 
 // A family's model types: its own first, then the aliases the reference maps to the same classes.
@@ -37,10 +38,12 @@ void for_each_model_type(F&& f) {
 }
 
 }  // namespace
+}  // namespace registry_impl
+using namespace registry_impl;
 
 const Family* find_family(std::string_view model_type) {
   const Family* found = nullptr;
-  for_each_model_type([&](std::string_view type, const Family& (*family)()) {
+  registry_impl::for_each_model_type([&](std::string_view type, const Family& (*family)()) {
     if (!found && type == model_type) found = &family();
   });
   return found;
@@ -48,14 +51,14 @@ const Family* find_family(std::string_view model_type) {
 
 std::vector<std::string> supported_model_types() {
   std::vector<std::string> out;
-  for_each_model_type([&](std::string_view type, const Family& (*)()) { out.emplace_back(type); });
+  registry_impl::for_each_model_type([&](std::string_view type, const Family& (*)()) { out.emplace_back(type); });
   std::sort(out.begin(), out.end());
   return out;
 }
 
 std::vector<ArchitectureListing> supported_architectures() {
   std::vector<ArchitectureListing> out;
-  for_each_model_type([&](std::string_view type, const Family& (*family)()) {
+  registry_impl::for_each_model_type([&](std::string_view type, const Family& (*family)()) {
     const Family& f = family();
     auto it = std::find_if(out.begin(), out.end(), [&](const auto& a) { return a.family == f.id; });
     if (it == out.end()) {
@@ -71,7 +74,7 @@ std::vector<ArchitectureListing> supported_architectures() {
 }
 
 std::string model_type_for_class(std::string_view class_name) {
-  for (const auto& row : kRegistry)
+  for (const auto& row : registry_impl::kRegistry)
     for (const auto& c : row.family().classes)
       if (c.name == class_name) return std::string(row.model_types.front());
   return {};

@@ -16,6 +16,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace regnet_impl {
 namespace {
 
 using namespace blocks;
@@ -89,10 +90,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace regnet_impl
 
 const Family& regnet_family() {
   static const Family family{"regnet", "models/regnet/modeling_regnet.py",
-                             classes("RegNet", {heads::ForImageClassification}), build};
+                             classes("RegNet", {heads::ForImageClassification}), regnet_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace rembert_impl {
 namespace {
 
 using namespace blocks;
@@ -48,10 +49,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace rembert_impl
 
 const Family& rembert_family() {
   static const Family family{"rembert", "models/rembert/modeling_rembert.py",
-                             classes("RemBert", heads::kRoberta), build};
+                             classes("RemBert", heads::kRoberta), rembert_impl::build};
   return family;
 }
 

@@ -8,6 +8,7 @@
 #include "families/resnet_common.hpp"
 
 namespace neurarch::families {
+namespace resnet_impl {
 namespace {
 
 using namespace blocks;
@@ -25,10 +26,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace resnet_impl
 
 const Family& resnet_family() {
   static const Family family{"resnet", "models/resnet/modeling_resnet.py",
-                             classes("ResNet", {heads::ForImageClassification}), build};
+                             classes("ResNet", {heads::ForImageClassification}), resnet_impl::build};
   return family;
 }
 

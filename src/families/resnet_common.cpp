@@ -9,6 +9,7 @@
 #include "families/config_lists.hpp"
 
 namespace neurarch::families::resnet {
+namespace resnet_common_impl {
 namespace {
 
 using namespace blocks;
@@ -105,6 +106,8 @@ Value timm_block(GraphBuilder& b, const Value& x, const Scope& l, std::int64_t b
 }
 
 }  // namespace
+}  // namespace resnet_common_impl
+using namespace resnet_common_impl;
 
 HfConfig read_hf_config(const Config& c) {
   HfConfig cfg;
@@ -123,7 +126,7 @@ HfConfig read_hf_config(const Config& c) {
 Features hf_trunk(GraphBuilder& b, const Value& pixels, const HfConfig& cfg, const Scope& root, Norm norm,
                   std::int64_t first_block) {
   Features f;
-  auto x = hf_conv_layer(b, pixels, "Stem", root / "embedder" / "embedder", cfg.channels, cfg.embedding, 7, 2,
+  auto x = resnet_common_impl::hf_conv_layer(b, pixels, "Stem", root / "embedder" / "embedder", cfg.channels, cfg.embedding, 7, 2,
                          cfg.activation, norm);
   x = pool(b, x, "Stem_MaxPool", true, 3, 2, 1);
   f.stages.push_back(x);
@@ -134,8 +137,8 @@ Features hf_trunk(GraphBuilder& b, const Value& pixels, const HfConfig& cfg, con
     const std::int64_t stride = s == 0 && !cfg.first_stage_down ? 1 : 2;
     for (std::int64_t j = 0; j < cfg.depths[s]; ++j, ++block) {
       b.set_block(static_cast<int>(block));
-      const HfLayer layer{j == 0 ? width : cfg.hidden[s], cfg.hidden[s], j == 0 ? stride : 1};
-      x = hf_residual_layer(b, x, root / "encoder" / "stages" / static_cast<std::int64_t>(s) / "layers" / j, block,
+      const resnet_common_impl::HfLayer layer{j == 0 ? width : cfg.hidden[s], cfg.hidden[s], j == 0 ? stride : 1};
+      x = resnet_common_impl::hf_residual_layer(b, x, root / "encoder" / "stages" / static_cast<std::int64_t>(s) / "layers" / j, block,
                             layer, cfg, norm);
     }
     width = cfg.hidden[s];
@@ -171,8 +174,8 @@ TimmConfig timm_layout(const Config& c, std::string_view key, const std::string&
 
 Features timm_trunk(GraphBuilder& b, const Value& pixels, const TimmConfig& cfg, const Scope& root, Norm norm) {
   Features f;
-  auto x = timm_conv(b, pixels, "Stem_Conv", root / "conv1", cfg.channels, 64, 7, 2);
-  x = normalize(b, x, "Stem_BatchNorm", root / "bn1", norm, "relu");
+  auto x = resnet_common_impl::timm_conv(b, pixels, "Stem_Conv", root / "conv1", cfg.channels, 64, 7, 2);
+  x = resnet_common_impl::normalize(b, x, "Stem_BatchNorm", root / "bn1", norm, "relu");
   f.stages.push_back(x);
   f.channels.push_back(64);
   if (cfg.last_stage == 0) {
@@ -191,8 +194,8 @@ Features timm_trunk(GraphBuilder& b, const Value& pixels, const TimmConfig& cfg,
     const std::int64_t out = planes * (cfg.bottleneck ? 4 : 1);
     for (std::int64_t j = 0; j < cfg.depths[static_cast<std::size_t>(s)]; ++j, ++block) {
       b.set_block(static_cast<int>(block));
-      const TimmBlock spec{j == 0 ? in : out, planes, j == 0 ? stride : 1, j == 0 && (stride != 1 || in != out)};
-      x = timm_block(b, x, root / fmt::format("layer{}", s + 1) / j, block, spec, cfg.bottleneck, norm);
+      const resnet_common_impl::TimmBlock spec{j == 0 ? in : out, planes, j == 0 ? stride : 1, j == 0 && (stride != 1 || in != out)};
+      x = resnet_common_impl::timm_block(b, x, root / fmt::format("layer{}", s + 1) / j, block, spec, cfg.bottleneck, norm);
     }
     in = out;
     f.stages.push_back(x);

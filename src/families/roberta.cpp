@@ -5,6 +5,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace roberta_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -14,10 +15,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace roberta_impl
 
 const Family& roberta_family() {
   static const Family family{"roberta", "models/roberta/modeling_roberta.py",
-                             classes("Roberta", heads::kRoberta), build};
+                             classes("Roberta", heads::kRoberta), roberta_impl::build};
   return family;
 }
 

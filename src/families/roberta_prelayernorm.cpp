@@ -5,6 +5,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace roberta_prelayernorm_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -17,10 +18,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace roberta_prelayernorm_impl
 
 const Family& roberta_prelayernorm_family() {
   static const Family family{"roberta-prelayernorm", "models/roberta_prelayernorm/modeling_roberta_prelayernorm.py",
-                             classes("RobertaPreLayerNorm", heads::kRoberta), build};
+                             classes("RobertaPreLayerNorm", heads::kRoberta), roberta_prelayernorm_impl::build};
   return family;
 }
 

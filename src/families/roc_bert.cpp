@@ -8,6 +8,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace roc_bert_impl {
 namespace {
 
 using namespace blocks;
@@ -53,10 +54,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace roc_bert_impl
 
 const Family& roc_bert_family() {
   static const Family family{"roc_bert", "models/roc_bert/modeling_roc_bert.py",
-                             classes("RoCBert", heads::kRoberta), build};
+                             classes("RoCBert", heads::kRoberta), roc_bert_impl::build};
   return family;
 }
 

@@ -8,6 +8,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace roformer_impl {
 namespace {
 
 using namespace blocks;
@@ -46,10 +47,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace roformer_impl
 
 const Family& roformer_family() {
   static const Family family{"roformer", "models/roformer/modeling_roformer.py",
-                             classes("RoFormer", heads::kRoberta), build};
+                             classes("RoFormer", heads::kRoberta), roformer_impl::build};
   return family;
 }
 

@@ -3,15 +3,17 @@
 #include "families/rt_detr_common.hpp"
 
 namespace neurarch::families {
+namespace rt_detr_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return rt_detr::build(in, b, rt_detr::Layout{}); }
 
 }  // namespace
+}  // namespace rt_detr_impl
 
 const Family& rt_detr_family() {
   static const Family family{"rt_detr", "models/rt_detr/modeling_rt_detr.py",
-                             classes("RTDetr", {heads::ForObjectDetection}), build};
+                             classes("RTDetr", {heads::ForObjectDetection}), rt_detr_impl::build};
   return family;
 }
 

@@ -19,6 +19,7 @@
 #include "families/rt_detr_resnet.hpp"
 
 namespace neurarch::families::rt_detr {
+namespace rt_detr_common_impl {
 namespace {
 
 using namespace blocks;
@@ -380,22 +381,24 @@ Value dfine_cross_attention(GraphBuilder& b, const Value& queries, const Value& 
 }
 
 }  // namespace
+}  // namespace rt_detr_common_impl
+using namespace rt_detr_common_impl;
 
 Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   const Config& c = in.config;
-  const Dims d = read_dims(c, layout);
+  const rt_detr_common_impl::Dims d = rt_detr_common_impl::read_dims(c, layout);
   const bool v2 = layout.variant == Variant::V2, dfine = layout.variant == Variant::DFine;
   const bool detection = in.class_name.ends_with("ForObjectDetection");
   const Scope model = detection ? Scope("model") : Scope();
   const std::int64_t image = in.image_size(kDefaultImageSize);
   const std::int64_t labels = in.num_labels();
 
-  const BackboneMaps bb = backbone(c, b, image, model / "backbone" / "model", dfine);
+  const rt_detr_common_impl::BackboneMaps bb = rt_detr_common_impl::backbone(c, b, image, model / "backbone" / "model", dfine);
   // encoder_input_proj.N: each backbone map to E channels (1x1 conv, BatchNorm2d).
   std::vector<Value> maps;
   for (std::size_t i = 0; i < bb.maps.size(); ++i) {
     const Scope proj = model / "encoder_input_proj" / static_cast<std::int64_t>(i);
-    maps.push_back(conv_norm(b, bb.maps[i], fmt::format("Encoder_Input_Projection_{}", i), proj / 0, proj / 1,
+    maps.push_back(rt_detr_common_impl::conv_norm(b, bb.maps[i], fmt::format("Encoder_Input_Projection_{}", i), proj / 0, proj / 1,
                              bb.channels[i], d.e, 1, 1, ""));
   }
   // The hybrid encoder fuses len(encoder_in_channels) levels; the reference indexes the backbone's maps by them.
@@ -403,7 +406,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     throw Error(ErrorKind::InvalidInput, fmt::format("{}: key 'encoder_in_channels'", c.origin()),
                 fmt::format("lists {} levels but the backbone hands on {} feature maps", d.encoder_in.size(),
                             maps.size()));
-  const std::vector<Value> fused = hybrid_encoder(b, maps, d, model / "encoder", dfine, c.origin());
+  const std::vector<Value> fused = rt_detr_common_impl::hybrid_encoder(b, maps, d, model / "encoder", dfine, c.origin());
 
   // decoder_input_proj.N: each fused level to d_model (1x1 conv + BatchNorm2d); levels beyond them (up to
   // num_feature_levels) are 3x3 stride-2 convolutions of the coarsest fused map. D-FINE reads every projection
@@ -427,7 +430,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     const bool extra = level >= projections;  // a stride-2 level beyond decoder_in_channels
     Value out = src;
     if (!identity)
-      out = conv_norm(b, src, fmt::format("Decoder_Input_Projection_{}", level), proj / 0, proj / 1, ch, d.d,
+      out = rt_detr_common_impl::conv_norm(b, src, fmt::format("Decoder_Input_Projection_{}", level), proj / 0, proj / 1, ch, d.d,
                       extra ? 3 : 1, extra ? 2 : 1, "");
     if (extra && !dfine) in_channels = d.d;
     // Projections past num_feature_levels are built but never run; their nodes hold the saved tensors.
@@ -459,9 +462,9 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   // content queries (or weight_embedding with learn_initial_query).
   auto out_mem = dense(b, memory, "Encoder_Output_Projection", model / "enc_output" / 0, d.d, d.d, true);
   out_mem = norm(b, out_mem, "Encoder_Output_LayerNorm", {model / "enc_output" / 1});
-  head_linear(b, out_mem, "Encoder_Score_Head", model / "enc_score_head", Scope(), d.d, labels, "",
+  rt_detr_common_impl::head_linear(b, out_mem, "Encoder_Score_Head", model / "enc_score_head", Scope(), d.d, labels, "",
               NodeType::Classifier);
-  mlp_head(b, out_mem, "Encoder_Box_Head", model / "enc_bbox_head", Scope(), d.d, d.d, 4, 3);
+  rt_detr_common_impl::mlp_head(b, out_mem, "Encoder_Box_Head", model / "enc_bbox_head", Scope(), d.d, d.d, 4, 3);
   Value x;
   if (d.learn_initial_query) {
     const Scope table = model / "weight_embedding";
@@ -478,7 +481,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   // layer's queries (decoder.class_embed.i); v2 and D-FINE also keep them at the top level, tied to the decoder's.
   const Scope dec = model / "decoder";
   auto boxes = b.node(NodeType::Add, "Reference_Boxes", {queries, 4}, {out_mem});
-  const Value pos = mlp_head(b, boxes, "Query_Position_Head", dec / "query_pos_head", Scope(), 4, 2 * d.d, d.d, 2);
+  const Value pos = rt_detr_common_impl::mlp_head(b, boxes, "Query_Position_Head", dec / "query_pos_head", Scope(), 4, 2 * d.d, d.d, 2);
   const bool top_heads = v2 || dfine;
   // D-FINE runs decoder_layers - eval_idx - 1 more layers after the first decoder_layers.
   const std::int64_t layers = dfine ? d.decoder_layers + std::max<std::int64_t>(0, d.decoder_layers - d.eval_idx - 1)
@@ -503,7 +506,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     if (dfine) {
       // The gateway replaces the residual sum and its LayerNorm: sigmoid gates from [residual, attention] weigh
       // the two before gateway.norm.
-      auto cross = dfine_cross_attention(b, cross_in, memory, cross_name, d, cross_module);
+      auto cross = rt_detr_common_impl::dfine_cross_attention(b, cross_in, memory, cross_name, d, cross_module);
       auto both = b.node(NodeType::Add, p + fmt::format("Gate_Concat_{}", i), {queries, 2 * d.d}, {x, cross});
       auto gates = dense(b, both, p + fmt::format("Gate_{}", i), l / "gateway" / "gate", 2 * d.d, 2 * d.d, true,
                          "sigmoid");
@@ -530,7 +533,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
     if (dfine && i == 0) {
       // pre_bbox_head refines the initial boxes after the first layer; the integral turns each edge's bin
       // distribution into an offset, weighted by reg_scale and up (parameters without gradient).
-      auto pre = mlp_head(b, x, "Decoder_Pre_Box_Head", dec / "pre_bbox_head", Scope(), d.d, d.d, 4, 3);
+      auto pre = rt_detr_common_impl::mlp_head(b, x, "Decoder_Pre_Box_Head", dec / "pre_bbox_head", Scope(), d.d, d.d, 4, 3);
       auto integral = b.node(NodeType::Add, "Decoder_Box_Integral", pre.shape, {pre});
       b.parameter(integral, dec("reg_scale"), {1}, graph::TensorRole::Other);
       b.parameter(integral, dec("up"), {1}, graph::TensorRole::Other);
@@ -540,7 +543,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
       // DFineLQE: the top top_prob_values bin probabilities of each edge and their mean score the box quality.
       auto stat = b.node(NodeType::Add, fmt::format("Decoder_LQE_Statistics_{}", i),
                          {queries, 4 * (d.top_prob_values + 1)}, {x});
-      mlp_head(b, stat, fmt::format("Decoder_LQE_{}", i), dec / "lqe_layers" / i / "reg_conf", Scope(),
+      rt_detr_common_impl::mlp_head(b, stat, fmt::format("Decoder_LQE_{}", i), dec / "lqe_layers" / i / "reg_conf", Scope(),
                4 * (d.top_prob_values + 1), d.lqe_hidden, 1, d.lqe_layers);
     }
     if (detection && i < d.decoder_layers) {
@@ -549,13 +552,13 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
         const std::int64_t width = i <= d.eval_idx ? d.d
                                                    : static_cast<std::int64_t>(std::nearbyint(
                                                          d.layer_scale * static_cast<double>(d.d)));
-        mlp_head(b, Value{x.node, {queries, width}}, fmt::format("Decoder_Box_Distribution_{}", i),
+        rt_detr_common_impl::mlp_head(b, Value{x.node, {queries, width}}, fmt::format("Decoder_Box_Distribution_{}", i),
                  dec / "bbox_embed" / i, Scope("bbox_embed") / i, width, width, corners, 3);
       } else {
-        mlp_head(b, x, fmt::format("Decoder_Box_Refine_{}", i), dec / "bbox_embed" / i,
+        rt_detr_common_impl::mlp_head(b, x, fmt::format("Decoder_Box_Refine_{}", i), dec / "bbox_embed" / i,
                  top_heads ? Scope("bbox_embed") / i : Scope(), d.d, d.d, 4, 3, "sigmoid");
       }
-      logits = head_linear(b, x, fmt::format("Class_Logits_{}", i), dec / "class_embed" / i,
+      logits = rt_detr_common_impl::head_linear(b, x, fmt::format("Class_Logits_{}", i), dec / "class_embed" / i,
                            top_heads ? Scope("class_embed") / i : Scope(), d.d, labels, "", NodeType::Classifier);
     }
   }

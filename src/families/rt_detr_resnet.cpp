@@ -13,6 +13,7 @@
 
 namespace neurarch::families {
 namespace rt_detr_resnet {
+namespace rt_detr_resnet_impl {
 namespace {
 
 using namespace blocks;
@@ -82,6 +83,8 @@ Value residual_layer(GraphBuilder& b, const Value& x, const Scope& l, std::int64
 }
 
 }  // namespace
+}  // namespace rt_detr_resnet_impl
+using namespace rt_detr_resnet_impl;
 
 resnet::Features trunk(GraphBuilder& b, const Value& pixels, const resnet::HfConfig& cfg, const Scope& root,
                        Norm norm) {
@@ -114,6 +117,7 @@ resnet::Features trunk(GraphBuilder& b, const Value& pixels, const resnet::HfCon
 
 }  // namespace rt_detr_resnet
 
+namespace rt_detr_resnet_impl {
 namespace {
 
 using namespace blocks;
@@ -131,10 +135,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace rt_detr_resnet_impl
 
 const Family& rt_detr_resnet_family() {
   static const Family family{"rt_detr_resnet", "models/rt_detr/modeling_rt_detr_resnet.py",
-                             {{"RTDetrResNetBackbone", Head::Base}}, build};
+                             {{"RTDetrResNetBackbone", Head::Base}}, rt_detr_resnet_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/rt_detr_common.hpp"
 
 namespace neurarch::families {
+namespace rt_detr_v2_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -12,10 +13,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace rt_detr_v2_impl
 
 const Family& rt_detr_v2_family() {
   static const Family family{"rt_detr_v2", "models/rt_detr_v2/modular_rt_detr_v2.py",
-                             classes("RTDetrV2", {heads::ForObjectDetection}), build};
+                             classes("RTDetrV2", {heads::ForObjectDetection}), rt_detr_v2_impl::build};
   return family;
 }
 

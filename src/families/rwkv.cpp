@@ -12,6 +12,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace rwkv_impl {
 namespace {
 
 using namespace blocks;
@@ -56,9 +57,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace rwkv_impl
 
 const Family& rwkv_family() {
-  static const Family family{"rwkv", "models/rwkv/modeling_rwkv.py", classes("Rwkv", {heads::ForCausalLM}), build};
+  static const Family family{"rwkv", "models/rwkv/modeling_rwkv.py", classes("Rwkv", {heads::ForCausalLM}), rwkv_impl::build};
   return family;
 }
 

@@ -15,6 +15,7 @@
 #include "families/sam_decoder.hpp"
 
 namespace neurarch::families {
+namespace sam_impl {
 namespace {
 
 using graph::NodeType;
@@ -42,9 +43,10 @@ Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace sam_impl
 
 const Family& sam_family() {
-  static const Family family{"sam", "models/sam/modeling_sam.py", {{"SamModel", Head::Base}}, build};
+  static const Family family{"sam", "models/sam/modeling_sam.py", {{"SamModel", Head::Base}}, sam_impl::build};
   return family;
 }
 

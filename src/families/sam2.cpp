@@ -13,6 +13,7 @@
 #include "families/sam_decoder.hpp"
 
 namespace neurarch::families {
+namespace sam2_impl {
 namespace {
 
 using namespace blocks;
@@ -66,9 +67,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace sam2_impl
 
 const Family& sam2_family() {
-  static const Family family{"sam2", "models/sam2/modular_sam2.py", {{"Sam2Model", Head::Base}}, build};
+  static const Family family{"sam2", "models/sam2/modular_sam2.py", {{"Sam2Model", Head::Base}}, sam2_impl::build};
   return family;
 }
 

@@ -15,6 +15,7 @@ namespace neurarch::families::sam2 {
 using namespace blocks;
 using graph::NodeType;
 
+namespace sam2_common_impl {
 namespace {
 
 // do_pool: a stride x stride max pool over the [h x w, C] tokens of an h x w grid.
@@ -28,6 +29,8 @@ Value pool_tokens(GraphBuilder& b, const Value& x, const std::string& name, std:
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
+}  // namespace sam2_common_impl
+using namespace sam2_common_impl;
 
 std::vector<StageOutput> hiera_det(const BuildInput& in, GraphBuilder& b, const Config& c, const Scope& root) {
   const std::int64_t channels = c.dim({"num_channels"}, 3);
@@ -89,12 +92,12 @@ std::vector<StageOutput> hiera_det(const BuildInput& in, GraphBuilder& b, const 
       Value residual = x;
       if (dim != dim_out) {
         residual = dense(b, normed, fmt::format("Residual_Projection_{}", block), l / "proj", dim, dim_out, true);
-        if (pooled) residual = pool_tokens(b, residual, fmt::format("Residual_Pool_{}", block), q, grid_h, grid_w);
+        if (pooled) residual = sam2_common_impl::pool_tokens(b, residual, fmt::format("Residual_Pool_{}", block), q, grid_h, grid_w);
       }
       // Windows of window x window tokens (the grid padded to whole windows); the pooled queries of a window
       // are (window / q)^2. Global blocks attend over the whole grid.
       const std::int64_t out_h = grid_h / q, out_w = grid_w / q;
-      const std::int64_t count = window > 0 ? ceil_div(grid_h, window) * ceil_div(grid_w, window) : 1;
+      const std::int64_t count = window > 0 ? sam2_common_impl::ceil_div(grid_h, window) * sam2_common_impl::ceil_div(grid_w, window) : 1;
       const std::int64_t kv_len = window > 0 ? window * window : grid_h * grid_w;
       const std::int64_t q_len = window > 0 ? (window / q) * (window / q) : out_h * out_w;
       auto attn = b.node(NodeType::MultiHeadAttention, n.attention(), {out_h * out_w, dim_out}, {normed}, l / "attn");

@@ -4,15 +4,17 @@
 #include "families/sam2_common.hpp"
 
 namespace neurarch::families {
+namespace sam2_vision_model_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return sam2::vision_model(in, b, in.config, graph::Scope()).back();
 }
 }  // namespace
+}  // namespace sam2_vision_model_impl
 
 const Family& sam2_vision_model_family() {
   static const Family family{"sam2_vision_model", "models/sam2/modeling_sam2.py", {{"Sam2VisionModel", Head::Base}},
-                             build};
+                             sam2_vision_model_impl::build};
   return family;
 }
 

@@ -96,7 +96,7 @@ EncoderStates vision_encoder_states(const BuildInput& in, GraphBuilder& b, const
     }
     auto residual = add(b, h, x, n.add(1));
     h = norm(b, residual, n.norm(2, NormKind::LayerNorm), {l / "layer_norm2"});
-    h = feed_forward(b, h, n.ffn(),
+    h = blocks::feed_forward(b, h, n.ffn(),
                      {.hidden = hidden, .intermediate = mlp_dim, .activation = activation, .module = l / "mlp",
                       .up = l / "mlp" / "lin1", .down = l / "mlp" / "lin2"});
     x = add(b, h, residual, n.add(2));

@@ -13,6 +13,7 @@ namespace neurarch::families::sam {
 using namespace blocks;
 using graph::NodeType;
 
+namespace sam_decoder_impl {
 namespace {
 
 // SamAttention: q from `queries`, k and v from `keys`, all projected to hidden / downsample and back.
@@ -29,6 +30,8 @@ Value attend(GraphBuilder& b, const Value& queries, const Value& keys, const std
 }
 
 }  // namespace
+}  // namespace sam_decoder_impl
+using namespace sam_decoder_impl;
 
 MaskDecoderDims read_mask_decoder(const Config& decoder) {
   return {.hidden = decoder.dim({"hidden_size"}, 256),
@@ -130,7 +133,7 @@ TwoWayState prompted_two_way(GraphBuilder& b, const Config& c, const Value& imag
                         .o = l / "self_attn" / layout.attention_out});
     // The first layer replaces the queries by their self-attention (skip_first_layer_pe); later ones add it.
     queries = norm(b, i == 0 ? h : add(b, h, queries, n.add(1)), n.norm(1, NormKind::LayerNorm), {l / "layer_norm1"});
-    h = attend(b, queries, keys, fmt::format("Token_To_Image_{}", i), l / "cross_attn_token_to_image", d, layout);
+    h = sam_decoder_impl::attend(b, queries, keys, fmt::format("Token_To_Image_{}", i), l / "cross_attn_token_to_image", d, layout);
     queries = norm(b, add(b, h, queries, n.add(2)), n.norm(2, NormKind::LayerNorm), {l / "layer_norm2"});
     h = layout.feed_forward_chain
             ? sam::feed_forward(b, queries, n.ffn(), l / "mlp", d.hidden, d.mlp, d.hidden, d.layers)
@@ -138,11 +141,11 @@ TwoWayState prompted_two_way(GraphBuilder& b, const Config& c, const Value& imag
                                    {.hidden = d.hidden, .intermediate = d.mlp, .activation = d.activation,
                                     .module = l / "mlp", .up = l / "mlp" / "lin1", .down = l / "mlp" / "lin2"});
     queries = norm(b, add(b, h, queries, n.add(3)), n.norm(3, NormKind::LayerNorm), {l / "layer_norm3"});
-    h = attend(b, keys, queries, fmt::format("Image_To_Token_{}", i), l / "cross_attn_image_to_token", d, layout);
+    h = sam_decoder_impl::attend(b, keys, queries, fmt::format("Image_To_Token_{}", i), l / "cross_attn_image_to_token", d, layout);
     keys = norm(b, add(b, h, keys, n.add(4)), n.norm(4, NormKind::LayerNorm), {l / "layer_norm4"});
   }
   b.set_block(-1);
-  auto h = attend(b, queries, keys, "Final_Token_To_Image", transformer / "final_attn_token_to_image", d, layout);
+  auto h = sam_decoder_impl::attend(b, queries, keys, "Final_Token_To_Image", transformer / "final_attn_token_to_image", d, layout);
   queries = norm(b, add(b, h, queries, "Final_Add"), "Final_LayerNorm", {transformer / "layer_norm_final_attn"});
   return {.tokens = queries, .image = keys, .grid_h = grid_h, .grid_w = grid_w};
 }

@@ -14,6 +14,7 @@
 #include "families/sam_decoder.hpp"
 
 namespace neurarch::families {
+namespace sam_hq_impl {
 namespace {
 
 using namespace blocks;
@@ -83,9 +84,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace sam_hq_impl
 
 const Family& sam_hq_family() {
-  static const Family family{"sam_hq", "models/sam_hq/modular_sam_hq.py", {{"SamHQModel", Head::Base}}, build};
+  static const Family family{"sam_hq", "models/sam_hq/modular_sam_hq.py", {{"SamHQModel", Head::Base}}, sam_hq_impl::build};
   return family;
 }
 

@@ -3,15 +3,17 @@
 #include "families/sam_common.hpp"
 
 namespace neurarch::families {
+namespace sam_hq_vision_model_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return sam::vision_encoder(in, b, in.config, graph::Scope("vision_encoder"));
 }
 }  // namespace
+}  // namespace sam_hq_vision_model_impl
 
 const Family& sam_hq_vision_model_family() {
   static const Family family{"sam_hq_vision_model", "models/sam_hq/modeling_sam_hq.py",
-                             {{"SamHQVisionModel", Head::Base}}, build};
+                             {{"SamHQVisionModel", Head::Base}}, sam_hq_vision_model_impl::build};
   return family;
 }
 

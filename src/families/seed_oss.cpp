@@ -4,6 +4,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace seed_oss_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -19,12 +20,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace seed_oss_impl
 
 const Family& seed_oss_family() {
   static const Family family{"seed_oss", "models/seed_oss/modeling_seed_oss.py",
                              classes("SeedOss",
                                      {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             seed_oss_impl::build};
   return family;
 }
 

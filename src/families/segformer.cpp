@@ -65,6 +65,7 @@ segformer::EncoderOutput segformer::encoder(const BuildInput& in, GraphBuilder& 
   return out;
 }
 
+namespace segformer_impl {
 namespace {
 
 Value build(const BuildInput& in, GraphBuilder& b) {
@@ -77,10 +78,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace segformer_impl
 
 const Family& segformer_family() {
   static const Family family{"segformer", "models/segformer/modeling_segformer.py",
-                             classes("Segformer", {heads::ForImageClassification}), build};
+                             classes("Segformer", {heads::ForImageClassification}), segformer_impl::build};
   return family;
 }
 

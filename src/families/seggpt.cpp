@@ -21,6 +21,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace seggpt_impl {
 namespace {
 
 using namespace blocks;
@@ -121,10 +122,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace seggpt_impl
 
 const Family& seggpt_family() {
   static const Family family{"seggpt", "models/seggpt/modeling_seggpt.py",
-                             {{"SegGptModel", Head::Base}, {"SegGptForImageSegmentation", Head::PreTraining}}, build};
+                             {{"SegGptModel", Head::Base}, {"SegGptForImageSegmentation", Head::PreTraining}}, seggpt_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/wav2vec2_common.hpp"
 
 namespace neurarch::families {
+namespace sew_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return wav2vec2::build(in, b,
@@ -14,9 +15,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                           .conv_defaults = &wav2vec2::squeezed_conv_stack()});
 }
 }  // namespace
+}  // namespace sew_impl
 
 const Family& sew_family() {
-  static const Family family{"sew", "models/sew/modeling_sew.py", classes("SEW", heads::kSpeech), build};
+  static const Family family{"sew", "models/sew/modeling_sew.py", classes("SEW", heads::kSpeech), sew_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/wav2vec2_common.hpp"
 
 namespace neurarch::families {
+namespace sew_d_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return wav2vec2::build(in, b,
@@ -13,9 +14,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                           .conv_defaults = &wav2vec2::squeezed_conv_stack()});
 }
 }  // namespace
+}  // namespace sew_d_impl
 
 const Family& sew_d_family() {
-  static const Family family{"sew-d", "models/sew_d/modeling_sew_d.py", classes("SEWD", heads::kSpeech), build};
+  static const Family family{"sew-d", "models/sew_d/modeling_sew_d.py", classes("SEWD", heads::kSpeech), sew_d_impl::build};
   return family;
 }
 

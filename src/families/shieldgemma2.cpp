@@ -11,6 +11,7 @@
 #include "families/gemma3.hpp"
 
 namespace neurarch::families {
+namespace shieldgemma2_impl {
 namespace {
 
 using namespace blocks;
@@ -32,12 +33,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace shieldgemma2_impl
 
 const Family& shieldgemma2_family() {
   static const Family family{"shieldgemma2", "models/shieldgemma2/modeling_shieldgemma2.py",
                              {{"ShieldGemma2ForImageClassification", Head::ImageClassification},
                               {"Gemma3ForConditionalGeneration", Head::CausalLM}},
-                             build};
+                             shieldgemma2_impl::build};
   return family;
 }
 

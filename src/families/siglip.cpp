@@ -5,6 +5,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace siglip_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -12,10 +13,11 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace siglip_impl
 
 const Family& siglip_family() {
   static const Family family{"siglip", "models/siglip/modeling_siglip.py",
-                             classes("Siglip", {heads::ForImageClassification}), build};
+                             classes("Siglip", {heads::ForImageClassification}), siglip_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace siglip2_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -12,10 +13,11 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace siglip2_impl
 
 const Family& siglip2_family() {
   static const Family family{"siglip2", "models/siglip2/modeling_siglip2.py",
-                             classes("Siglip2", {heads::ForImageClassification}), build};
+                             classes("Siglip2", {heads::ForImageClassification}), siglip2_impl::build};
   return family;
 }
 

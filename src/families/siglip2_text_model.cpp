@@ -4,6 +4,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace siglip2_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -13,10 +14,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace siglip2_text_model_impl
 
 const Family& siglip2_text_model_family() {
   static const Family family{"siglip2_text_model", "models/siglip2/modeling_siglip2.py", classes("Siglip2Text"),
-                             build};
+                             siglip2_text_model_impl::build};
   return family;
 }
 

@@ -4,6 +4,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace siglip2_vision_model_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -11,10 +12,11 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace siglip2_vision_model_impl
 
 const Family& siglip2_vision_model_family() {
   static const Family family{"siglip2_vision_model", "models/siglip2/modeling_siglip2.py",
-                             classes("Siglip2Vision"), build};
+                             classes("Siglip2Vision"), siglip2_vision_model_impl::build};
   return family;
 }
 

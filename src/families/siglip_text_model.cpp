@@ -4,6 +4,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace siglip_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -13,9 +14,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace siglip_text_model_impl
 
 const Family& siglip_text_model_family() {
-  static const Family family{"siglip_text_model", "models/siglip/modeling_siglip.py", classes("SiglipText"), build};
+  static const Family family{"siglip_text_model", "models/siglip/modeling_siglip.py", classes("SiglipText"), siglip_text_model_impl::build};
   return family;
 }
 

@@ -3,6 +3,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace siglip_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -12,9 +13,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace siglip_vision_model_impl
 
 const Family& siglip_vision_model_family() {
-  static const Family family{"siglip_vision_model", "models/siglip/modeling_siglip.py", classes("SiglipVision"), build};
+  static const Family family{"siglip_vision_model", "models/siglip/modeling_siglip.py", classes("SiglipVision"), siglip_vision_model_impl::build};
   return family;
 }
 

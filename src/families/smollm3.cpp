@@ -5,6 +5,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace smollm3_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -23,10 +24,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace smollm3_impl
 
 const Family& smollm3_family() {
   static const Family family{"smollm3", "models/smollm3/modeling_smollm3.py",
-                             classes("SmolLM3", heads::kDecoder), build};
+                             classes("SmolLM3", heads::kDecoder), smollm3_impl::build};
   return family;
 }
 

@@ -7,6 +7,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace smolvlm_vision_impl {
 namespace {
 
 blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
@@ -17,10 +18,11 @@ blocks::Value build(const BuildInput& in, blocks::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace smolvlm_vision_impl
 
 const Family& smolvlm_vision_family() {
   static const Family family{"smolvlm_vision", "models/smolvlm/modeling_smolvlm.py",
-                             {{"SmolVLMVisionTransformer", Head::Base}}, build};
+                             {{"SmolVLMVisionTransformer", Head::Base}}, smolvlm_vision_impl::build};
   return family;
 }
 

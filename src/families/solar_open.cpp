@@ -6,6 +6,7 @@
 #include "families/glm4_moe.hpp"
 
 namespace neurarch::families {
+namespace solar_open_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -21,10 +22,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace solar_open_impl
 
 const Family& solar_open_family() {
   static const Family family{"solar_open", "models/solar_open/modeling_solar_open.py",
-                             classes("SolarOpen", {heads::ForCausalLM}), build};
+                             classes("SolarOpen", {heads::ForCausalLM}), solar_open_impl::build};
   return family;
 }
 

@@ -4,14 +4,16 @@
 #include "families/encoder_decoder_common.hpp"
 
 namespace neurarch::families {
+namespace speech_encoder_decoder_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return encoder_decoder::build(in, b, {.owner = "SpeechEncoderDecoderModel", .speech = true});
 }
 }  // namespace
+}  // namespace speech_encoder_decoder_impl
 
 const Family& speech_encoder_decoder_family() {
-  static const Family family{"speech-encoder-decoder", "models/speech_encoder_decoder/modeling_speech_encoder_decoder.py", {{"SpeechEncoderDecoderModel", Head::Seq2SeqLM}}, build};
+  static const Family family{"speech-encoder-decoder", "models/speech_encoder_decoder/modeling_speech_encoder_decoder.py", {{"SpeechEncoderDecoderModel", Head::Seq2SeqLM}}, speech_encoder_decoder_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace speech_to_text_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b,
@@ -22,10 +23,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                       .speech_encoder = true});
 }
 }  // namespace
+}  // namespace speech_to_text_impl
 
 const Family& speech_to_text_family() {
   static const Family family{"speech_to_text", "models/speech_to_text/modeling_speech_to_text.py",
-                             classes("Speech2Text", {heads::ForConditionalGeneration}), build};
+                             classes("Speech2Text", {heads::ForConditionalGeneration}), speech_to_text_impl::build};
   return family;
 }
 

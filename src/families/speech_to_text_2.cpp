@@ -7,6 +7,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace speech_to_text_2_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   static const bart::Layout layout{
@@ -20,10 +21,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b, layout);
 }
 }  // namespace
+}  // namespace speech_to_text_2_impl
 
 const Family& speech_to_text_2_family() {
   static const Family family{"speech_to_text_2", "models/deprecated/speech_to_text_2/modeling_speech_to_text_2.py",
-                             {{"Speech2Text2ForCausalLM", Head::CausalLM}}, build};
+                             {{"Speech2Text2ForCausalLM", Head::CausalLM}}, speech_to_text_2_impl::build};
   return family;
 }
 

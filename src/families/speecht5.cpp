@@ -23,6 +23,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace speecht5_impl {
 namespace {
 
 using namespace blocks;
@@ -210,10 +211,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace speecht5_impl
 
 const Family& speecht5_family() {
   static const Family family{"speecht5", "models/speecht5/modeling_speecht5.py",
-                             classes("SpeechT5", {{"ForTextToSpeech", Head::PreTraining}}), build};
+                             classes("SpeechT5", {{"ForTextToSpeech", Head::PreTraining}}), speecht5_impl::build};
   return family;
 }
 

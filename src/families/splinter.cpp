@@ -6,6 +6,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace splinter_impl {
 namespace {
 
 using namespace blocks;
@@ -34,10 +35,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace splinter_impl
 
 const Family& splinter_family() {
   static const Family family{"splinter", "models/splinter/modeling_splinter.py",
-                             classes("Splinter", {heads::ForQuestionAnswering}), build};
+                             classes("Splinter", {heads::ForQuestionAnswering}), splinter_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace squeezebert_impl {
 namespace {
 
 using namespace blocks;
@@ -94,10 +95,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace squeezebert_impl
 
 const Family& squeezebert_family() {
   static const Family family{"squeezebert", "models/squeezebert/modeling_squeezebert.py",
-                             classes("SqueezeBert", heads::kEncoder), build};
+                             classes("SqueezeBert", heads::kEncoder), squeezebert_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace stablelm_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -29,12 +30,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace stablelm_impl
 
 const Family& stablelm_family() {
   static const Family family{"stablelm", "models/stablelm/modeling_stablelm.py",
                              classes("StableLm",
                                      {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             stablelm_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace starcoder2_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -29,12 +30,13 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace starcoder2_impl
 
 const Family& starcoder2_family() {
   static const Family family{"starcoder2", "models/starcoder2/modeling_starcoder2.py",
                              classes("Starcoder2",
                                      {heads::ForCausalLM, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             starcoder2_impl::build};
   return family;
 }
 

@@ -11,6 +11,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace superpoint_impl {
 namespace {
 
 using namespace blocks;
@@ -57,10 +58,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace superpoint_impl
 
 const Family& superpoint_family() {
   static const Family family{"superpoint", "models/superpoint/modeling_superpoint.py",
-                             {{"SuperPointForKeypointDetection", Head::PreTraining}}, build};
+                             {{"SuperPointForKeypointDetection", Head::PreTraining}}, superpoint_impl::build};
   return family;
 }
 

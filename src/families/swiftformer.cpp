@@ -17,6 +17,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace swiftformer_impl {
 namespace {
 
 using namespace blocks;
@@ -126,10 +127,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace swiftformer_impl
 
 const Family& swiftformer_family() {
   static const Family family{"swiftformer", "models/swiftformer/modeling_swiftformer.py",
-                             classes("SwiftFormer", {heads::ForImageClassification}), build};
+                             classes("SwiftFormer", {heads::ForImageClassification}), swiftformer_impl::build};
   return family;
 }
 

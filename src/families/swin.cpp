@@ -77,13 +77,15 @@ Value model(const BuildInput& in, GraphBuilder& b, const ModelSpec& spec) {
 
 }  // namespace swin
 
+namespace swin_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return swin::model(in, b); }
 }  // namespace
+}  // namespace swin_impl
 
 const Family& swin_family() {
   static const Family family{"swin", "models/swin/modeling_swin.py",
-                             classes("Swin", {heads::ForImageClassification}), build};
+                             classes("Swin", {heads::ForImageClassification}), swin_impl::build};
   return family;
 }
 

@@ -19,6 +19,7 @@
 #include "families/swinv2.hpp"
 
 namespace neurarch::families {
+namespace swin2sr_impl {
 namespace {
 
 using namespace blocks;
@@ -159,10 +160,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace swin2sr_impl
 
 const Family& swin2sr_family() {
   static const Family family{"swin2sr", "models/swin2sr/modeling_swin2sr.py",
-                             classes("Swin2SR", {{"ForImageSuperResolution", Head::PreTraining}}), build};
+                             classes("Swin2SR", {{"ForImageSuperResolution", Head::PreTraining}}), swin2sr_impl::build};
   return family;
 }
 

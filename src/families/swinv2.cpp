@@ -15,10 +15,13 @@ namespace neurarch::families {
 
 using namespace blocks;
 
+namespace swinv2_impl {
 namespace {
 // The width of the hidden layer of the continuous position bias MLP (fixed in the reference).
 constexpr std::int64_t kPositionBiasHidden = 512;
 }  // namespace
+}  // namespace swinv2_impl
+using namespace swinv2_impl;
 
 Value swinv2::layer(GraphBuilder& b, const Value& x, const swin::Settings& settings, const LayerSpec& spec,
                     const Scope& l, std::int64_t block) {
@@ -49,6 +52,7 @@ Value swinv2::layer(GraphBuilder& b, const Value& x, const swin::Settings& setti
   return add(b, h, residual, n.add(2));
 }
 
+namespace swinv2_impl {
 namespace {
 
 Value build(const BuildInput& in, GraphBuilder& b) {
@@ -89,10 +93,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace swinv2_impl
 
 const Family& swinv2_family() {
   static const Family family{"swinv2", "models/swinv2/modeling_swinv2.py",
-                             classes("Swinv2", {heads::ForImageClassification}), build};
+                             classes("Swinv2", {heads::ForImageClassification}), swinv2_impl::build};
   return family;
 }
 

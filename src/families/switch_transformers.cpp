@@ -8,6 +8,7 @@
 #include "families/t5_common.hpp"
 
 namespace neurarch::families {
+namespace switch_transformers_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return t5::build(in, b, {.bias_in_every_layer = false,
@@ -15,11 +16,12 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                            .switch_mlp = true});
 }
 }  // namespace
+}  // namespace switch_transformers_impl
 
 const Family& switch_transformers_family() {
   static const Family family{"switch_transformers", "models/switch_transformers/modeling_switch_transformers.py",
                              classes("SwitchTransformers", {heads::ForConditionalGeneration, heads::EncoderModel}),
-                             build};
+                             switch_transformers_impl::build};
   return family;
 }
 

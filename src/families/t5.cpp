@@ -6,17 +6,19 @@
 #include "families/t5_common.hpp"
 
 namespace neurarch::families {
+namespace t5_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return t5::build(in, b, {.bias_in_every_layer = false, .defaults = {}});
 }
 }  // namespace
+}  // namespace t5_impl
 
 const Family& t5_family() {
   static const Family family{"t5", "models/t5/modeling_t5.py",
                              classes("T5",
                                      {heads::ForConditionalGeneration, heads::EncoderModel, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             t5_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/moe_common.hpp"
 
 namespace neurarch::families::t5 {
+namespace t5_common_impl {
 namespace {
 
 using namespace blocks;
@@ -273,17 +274,19 @@ bool encoder_only(const BuildInput& in) {
 }
 
 }  // namespace
+}  // namespace t5_common_impl
+using namespace t5_common_impl;
 
 Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   const Config& c = in.config;
-  const Dims d = read_dims(c, layout);
+  const t5_common_impl::Dims d = t5_common_impl::read_dims(c, layout);
   const bool tie = layout.always_tied || c.flag({"tie_word_embeddings"}, layout.defaults.tie_word_embeddings);
   // Sequence classification and token classification wrap the model as `transformer`; the
   // LM and QA classes own shared/encoder/decoder themselves.
   const bool wrapped = in.head == Head::SequenceClassification || in.head == Head::TokenClassification;
   const Scope root = wrapped ? Scope("transformer") : Scope();
   const std::string shared = root("shared.weight");
-  StackBuilder stacks(b, d, layout, root);
+  t5_common_impl::StackBuilder stacks(b, d, layout, root);
 
   // Relative positions let T5 run longer than it was pre-trained on, so a config's n_positions
   // (written by old exports) is a default, never a limit.
@@ -292,7 +295,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   auto ids = embedded ? layout.encoder_embeds(in, b, source, d.d_model) : b.input({source}, "tokens");
   auto memory = stacks.encoder(ids, shared, embedded);
 
-  if (encoder_only(in)) {
+  if (t5_common_impl::encoder_only(in)) {
     if (in.head == Head::TokenClassification) {
       b.at(memory).dropout = c.number({"classifier_dropout"}, 0.0);
       return classifier(b, memory, "Classifier", Scope("classifier"), d.d_model, in.num_labels(), true);

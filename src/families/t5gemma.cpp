@@ -21,6 +21,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace t5gemma_impl {
 namespace {
 
 using namespace blocks;
@@ -203,12 +204,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace t5gemma_impl
 
 const Family& t5gemma_family() {
   static const Family family{"t5gemma", "models/t5gemma/modeling_t5gemma.py",
                              classes("T5Gemma",
                                      {heads::ForConditionalGeneration, heads::EncoderModel, heads::ForSequenceClassification, heads::ForTokenClassification}),
-                             build};
+                             t5gemma_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/detr_common.hpp"
 
 namespace neurarch::families {
+namespace table_transformer_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -12,10 +13,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace table_transformer_impl
 
 const Family& table_transformer_family() {
   static const Family family{"table-transformer", "models/table_transformer/modeling_table_transformer.py",
-                             classes("TableTransformer", {heads::ForObjectDetection}), build};
+                             classes("TableTransformer", {heads::ForObjectDetection}), table_transformer_impl::build};
   return family;
 }
 

@@ -11,6 +11,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace tapas_impl {
 namespace {
 
 using namespace blocks;
@@ -63,12 +64,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace tapas_impl
 
 const Family& tapas_family() {
   static const Family family{"tapas", "models/tapas/modeling_tapas.py",
                              classes("Tapas",
                                      {heads::ForMaskedLM, heads::ForSequenceClassification, heads::ForQuestionAnswering}),
-                             build};
+                             tapas_impl::build};
   return family;
 }
 

@@ -17,6 +17,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace textnet_impl {
 namespace {
 
 using namespace blocks;
@@ -132,13 +133,14 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace textnet_impl
 
 const Family& textnet_family() {
   static const Family family{"textnet", "models/textnet/modeling_textnet.py",
                              {{"TextNetModel", Head::Base},
                               {"TextNetForImageClassification", Head::ImageClassification},
                               {"TextNetBackbone", Head::Base}},
-                             build};
+                             textnet_impl::build};
   return family;
 }
 

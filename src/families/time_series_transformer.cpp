@@ -25,6 +25,7 @@ namespace time_series {
 
 using namespace blocks;
 
+namespace time_series_transformer_impl {
 namespace {
 using graph::NodeType;
 
@@ -81,6 +82,8 @@ Value distil(GraphBuilder& b, const Value& x, const Scope& module, std::int64_t 
 }
 
 }  // namespace
+}  // namespace time_series_transformer_impl
+using namespace time_series_transformer_impl;
 
 Value model(const BuildInput& in, GraphBuilder& b, const Variant& variant) {
   const Config& c = in.config;
@@ -191,15 +194,17 @@ Value model(const BuildInput& in, GraphBuilder& b, const Variant& variant) {
 
 }  // namespace time_series
 
+namespace time_series_transformer_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return time_series::model(in, b, {}); }
 }  // namespace
+}  // namespace time_series_transformer_impl
 
 const Family& time_series_transformer_family() {
   static const Family family{"time_series_transformer",
                              "models/time_series_transformer/modeling_time_series_transformer.py",
                              {{"TimeSeriesTransformerModel", Head::Base}},
-                             build};
+                             time_series_transformer_impl::build};
   return family;
 }
 

@@ -13,6 +13,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace timesfm_impl {
 namespace {
 
 using namespace blocks;
@@ -76,10 +77,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace timesfm_impl
 
 const Family& timesfm_family() {
   static const Family family{"timesfm", "models/timesfm/modeling_timesfm.py",
-                             {{"TimesFmModel", Head::Base}}, build};
+                             {{"TimesFmModel", Head::Base}}, timesfm_impl::build};
   return family;
 }
 

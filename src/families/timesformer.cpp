@@ -16,6 +16,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace timesformer_impl {
 namespace {
 
 using namespace blocks;
@@ -134,10 +135,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace timesformer_impl
 
 const Family& timesformer_family() {
   static const Family family{"timesformer", "models/timesformer/modeling_timesformer.py",
-                             classes("Timesformer", {heads::ForVideoClassification}), build};
+                             classes("Timesformer", {heads::ForVideoClassification}), timesformer_impl::build};
   return family;
 }
 

@@ -11,6 +11,7 @@
 #include "families/timm_resnet.hpp"
 
 namespace neurarch::families {
+namespace timm_backbone_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -36,10 +37,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace timm_backbone_impl
 
 const Family& timm_backbone_family() {
   static const Family family{"timm_backbone", "models/timm_backbone/modeling_timm_backbone.py",
-                             {{"TimmBackbone", Head::Base}}, build};
+                             {{"TimmBackbone", Head::Base}}, timm_backbone_impl::build};
   return family;
 }
 

@@ -11,6 +11,7 @@ namespace neurarch::families::timm {
 
 using namespace blocks;
 
+namespace timm_resnet_impl {
 namespace {
 
 struct Layout {
@@ -32,11 +33,13 @@ Value conv_bn(GraphBuilder& b, const Value& x, const std::string& name, const Sc
 }
 
 }  // namespace
+}  // namespace timm_resnet_impl
+using namespace timm_resnet_impl;
 
 Value resnet(const BuildInput& in, GraphBuilder& b, const Config& c, const ResNetSpec& spec) {
-  const Layout* layout = nullptr;
+  const timm_resnet_impl::Layout* layout = nullptr;
   std::vector<std::string_view> known;
-  for (const auto& l : kLayouts) {
+  for (const auto& l : timm_resnet_impl::kLayouts) {
     known.push_back(l.name);
     if (l.name == spec.architecture) layout = &l;
   }
@@ -48,7 +51,7 @@ Value resnet(const BuildInput& in, GraphBuilder& b, const Config& c, const ResNe
   const Scope& r = spec.root;
   const std::int64_t image = in.image_size(224);
   auto x = b.input({spec.channels, image, image}, "pixels");
-  x = conv_bn(b, x, "Stem", r / "conv1", r / "bn1", spec.channels, 64, 7, 2, true);
+  x = timm_resnet_impl::conv_bn(b, x, "Stem", r / "conv1", r / "bn1", spec.channels, 64, 7, 2, true);
   x = pool(b, x, "Stem_MaxPool", true, 3, 2, 1);
 
   const std::int64_t expansion = layout->bottleneck ? 4 : 1;
@@ -63,16 +66,16 @@ Value resnet(const BuildInput& in, GraphBuilder& b, const Config& c, const ResNe
       const std::string n = fmt::format("Block_{}", block);
       Value shortcut = x;
       if (j == 0 && (stride != 1 || channels != width * expansion))
-        shortcut = conv_bn(b, x, n + "_Downsample", l / "downsample" / 0, l / "downsample" / 1, channels,
+        shortcut = timm_resnet_impl::conv_bn(b, x, n + "_Downsample", l / "downsample" / 0, l / "downsample" / 1, channels,
                            width * expansion, 1, stride, false);
       Value h;
       if (layout->bottleneck) {
-        h = conv_bn(b, x, n + "_1", l / "conv1", l / "bn1", channels, width, 1, 1, true);
-        h = conv_bn(b, h, n + "_2", l / "conv2", l / "bn2", width, width, 3, stride, true);
-        h = conv_bn(b, h, n + "_3", l / "conv3", l / "bn3", width, width * expansion, 1, 1, false);
+        h = timm_resnet_impl::conv_bn(b, x, n + "_1", l / "conv1", l / "bn1", channels, width, 1, 1, true);
+        h = timm_resnet_impl::conv_bn(b, h, n + "_2", l / "conv2", l / "bn2", width, width, 3, stride, true);
+        h = timm_resnet_impl::conv_bn(b, h, n + "_3", l / "conv3", l / "bn3", width, width * expansion, 1, 1, false);
       } else {
-        h = conv_bn(b, x, n + "_1", l / "conv1", l / "bn1", channels, width, 3, stride, true);
-        h = conv_bn(b, h, n + "_2", l / "conv2", l / "bn2", width, width, 3, 1, false);
+        h = timm_resnet_impl::conv_bn(b, x, n + "_1", l / "conv1", l / "bn1", channels, width, 3, stride, true);
+        h = timm_resnet_impl::conv_bn(b, h, n + "_2", l / "conv2", l / "bn2", width, width, 3, 1, false);
       }
       x = add(b, h, shortcut, n + "_Add");
       b.at(x).activation = "relu";

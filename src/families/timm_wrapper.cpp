@@ -7,6 +7,7 @@
 #include "families/timm_resnet.hpp"
 
 namespace neurarch::families {
+namespace timm_wrapper_impl {
 namespace {
 
 using namespace blocks;
@@ -33,13 +34,14 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace timm_wrapper_impl
 
 const Family& timm_wrapper_family() {
   static const Family family{"timm_wrapper",
                              "models/timm_wrapper/modeling_timm_wrapper.py",
                              {{"TimmWrapperModel", Head::Base},
                               {"TimmWrapperForImageClassification", Head::ImageClassification}},
-                             build};
+                             timm_wrapper_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace trajectory_transformer_impl {
 namespace {
 
 using namespace blocks;
@@ -71,11 +72,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace trajectory_transformer_impl
 
 const Family& trajectory_transformer_family() {
   static const Family family{"trajectory_transformer",
                              "models/deprecated/trajectory_transformer/modeling_trajectory_transformer.py",
-                             classes("TrajectoryTransformer"), build};
+                             classes("TrajectoryTransformer"), trajectory_transformer_impl::build};
   return family;
 }
 

@@ -36,6 +36,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace transfo_xl_impl {
 namespace {
 
 using namespace blocks;
@@ -294,10 +295,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace transfo_xl_impl
 
 const Family& transfo_xl_family() {
   static const Family family{"transfo_xl", "models/deprecated/transfo_xl/modeling_transfo_xl.py",
-                             classes("TransfoXL", {heads::LMHeadModel, heads::ForSequenceClassification}), build};
+                             classes("TransfoXL", {heads::LMHeadModel, heads::ForSequenceClassification}), transfo_xl_impl::build};
   return family;
 }
 

@@ -8,6 +8,7 @@
 #include "families/bart_common.hpp"
 
 namespace neurarch::families {
+namespace trocr_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
@@ -24,9 +25,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return bart::build(in, b, layout);
 }
 }  // namespace
+}  // namespace trocr_impl
 
 const Family& trocr_family() {
-  static const Family family{"trocr", "models/trocr/modeling_trocr.py", {{"TrOCRForCausalLM", Head::CausalLM}}, build};
+  static const Family family{"trocr", "models/trocr/modeling_trocr.py", {{"TrOCRForCausalLM", Head::CausalLM}}, trocr_impl::build};
   return family;
 }
 

@@ -16,6 +16,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace tvlt_impl {
 namespace {
 
 using namespace blocks;
@@ -253,12 +254,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace tvlt_impl
 
 const Family& tvlt_family() {
   static const Family family{"tvlt", "models/deprecated/tvlt/modeling_tvlt.py",
                              classes("Tvlt", {heads::ForPreTraining,
                                               {"ForAudioVisualClassification", Head::SequenceClassification}}),
-                             build};
+                             tvlt_impl::build};
   return family;
 }
 

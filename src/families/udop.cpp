@@ -17,6 +17,7 @@
 #include "families/t5_common.hpp"
 
 namespace neurarch::families {
+namespace udop_impl {
 namespace {
 
 using namespace blocks;
@@ -126,10 +127,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace udop_impl
 
 const Family& udop_family() {
   static const Family family{"udop", "models/udop/modeling_udop.py",
-                             classes("Udop", {heads::ForConditionalGeneration, heads::EncoderModel}), build};
+                             classes("Udop", {heads::ForConditionalGeneration, heads::EncoderModel}), udop_impl::build};
   return family;
 }
 

@@ -4,17 +4,19 @@
 #include "families/t5_common.hpp"
 
 namespace neurarch::families {
+namespace umt5_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return t5::build(in, b, {.bias_in_every_layer = true, .defaults = {.vocab = 250112, .d_ff = 1024, .layers = 8, .heads = 6, .feed_forward_proj = "gated-gelu", .tie_word_embeddings = true}});
 }
 }  // namespace
+}  // namespace umt5_impl
 
 const Family& umt5_family() {
   static const Family family{"umt5", "models/umt5/modeling_umt5.py",
                              classes("UMT5",
                                      {heads::ForConditionalGeneration, heads::EncoderModel, heads::ForSequenceClassification, heads::ForTokenClassification, heads::ForQuestionAnswering}),
-                             build};
+                             umt5_impl::build};
   return family;
 }
 

@@ -5,15 +5,17 @@
 #include "families/wav2vec2_common.hpp"
 
 namespace neurarch::families {
+namespace unispeech_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return wav2vec2::build(in, b, {.prefix = "unispeech"});
 }
 }  // namespace
+}  // namespace unispeech_impl
 
 const Family& unispeech_family() {
   static const Family family{"unispeech", "models/unispeech/modeling_unispeech.py",
-                             classes("UniSpeech", heads::kSpeech), build};
+                             classes("UniSpeech", heads::kSpeech), unispeech_impl::build};
   return family;
 }
 

@@ -5,15 +5,17 @@
 #include "families/wav2vec2_common.hpp"
 
 namespace neurarch::families {
+namespace unispeech_sat_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return wav2vec2::build(in, b, {.prefix = "unispeech_sat"});
 }
 }  // namespace
+}  // namespace unispeech_sat_impl
 
 const Family& unispeech_sat_family() {
   static const Family family{"unispeech-sat", "models/unispeech_sat/modeling_unispeech_sat.py",
-                             classes("UniSpeechSat", heads::kSpeech), build};
+                             classes("UniSpeechSat", heads::kSpeech), unispeech_sat_impl::build};
   return family;
 }
 

@@ -22,6 +22,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace univnet_impl {
 namespace {
 
 using namespace blocks;
@@ -137,9 +138,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace univnet_impl
 
 const Family& univnet_family() {
-  static const Family family{"univnet", "models/univnet/modeling_univnet.py", classes("UnivNet"), build};
+  static const Family family{"univnet", "models/univnet/modeling_univnet.py", classes("UnivNet"), univnet_impl::build};
   return family;
 }
 

@@ -23,6 +23,7 @@
 #include "families/resnet_common.hpp"
 
 namespace neurarch::families {
+namespace upernet_impl {
 namespace {
 
 using namespace blocks;
@@ -157,10 +158,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace upernet_impl
 
 const Family& upernet_family() {
   static const Family family{"upernet", "models/upernet/modeling_upernet.py",
-                             {{"UperNetForSemanticSegmentation", Head::TokenClassification}}, build};
+                             {{"UperNetForSemanticSegmentation", Head::TokenClassification}}, upernet_impl::build};
   return family;
 }
 

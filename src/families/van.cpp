@@ -16,6 +16,7 @@
 #include "families/mix_transformer.hpp"
 
 namespace neurarch::families {
+namespace van_impl {
 namespace {
 
 using namespace blocks;
@@ -100,10 +101,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace van_impl
 
 const Family& van_family() {
   static const Family family{"van", "models/van/modeling_van.py",
-                             classes("Van", {heads::ForImageClassification}), build};
+                             classes("Van", {heads::ForImageClassification}), van_impl::build};
   return family;
 }
 

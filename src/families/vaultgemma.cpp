@@ -5,6 +5,7 @@
 #include "families/gemma2.hpp"
 
 namespace neurarch::families {
+namespace vaultgemma_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -19,10 +20,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace vaultgemma_impl
 
 const Family& vaultgemma_family() {
   static const Family family{"vaultgemma", "models/vaultgemma/modeling_vaultgemma.py",
-                             classes("VaultGemma", {heads::ForCausalLM}), build};
+                             classes("VaultGemma", {heads::ForCausalLM}), vaultgemma_impl::build};
   return family;
 }
 

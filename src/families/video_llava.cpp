@@ -10,6 +10,7 @@
 #include "families/llava_common.hpp"
 
 namespace neurarch::families {
+namespace video_llava_impl {
 namespace {
 
 using namespace blocks;
@@ -59,10 +60,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace video_llava_impl
 
 const Family& video_llava_family() {
   static const Family family{"video_llava", "models/video_llava/modeling_video_llava.py",
-                             {{"VideoLlavaForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"VideoLlavaForConditionalGeneration", Head::CausalLM}}, video_llava_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace videomae_impl {
 namespace {
 
 using namespace blocks;
@@ -57,10 +58,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace videomae_impl
 
 const Family& videomae_family() {
   static const Family family{"videomae", "models/videomae/modeling_videomae.py",
-                             classes("VideoMAE", {heads::ForVideoClassification}), build};
+                             classes("VideoMAE", {heads::ForVideoClassification}), videomae_impl::build};
   return family;
 }
 

@@ -12,6 +12,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace vilt_impl {
 namespace {
 
 using namespace blocks;
@@ -78,9 +79,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace vilt_impl
 
 const Family& vilt_family() {
-  static const Family family{"vilt", "models/vilt/modeling_vilt.py", classes("Vilt"), build};
+  static const Family family{"vilt", "models/vilt/modeling_vilt.py", classes("Vilt"), vilt_impl::build};
   return family;
 }
 

@@ -6,6 +6,7 @@
 #include "families/llava_common.hpp"
 
 namespace neurarch::families {
+namespace vipllava_impl {
 namespace {
 
 using namespace blocks;
@@ -31,10 +32,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace vipllava_impl
 
 const Family& vipllava_family() {
   static const Family family{"vipllava", "models/vipllava/modeling_vipllava.py",
-                             {{"VipLlavaForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"VipLlavaForConditionalGeneration", Head::CausalLM}}, vipllava_impl::build};
   return family;
 }
 

@@ -4,14 +4,16 @@
 #include "families/encoder_decoder_common.hpp"
 
 namespace neurarch::families {
+namespace vision_encoder_decoder_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return encoder_decoder::build(in, b, {.owner = "VisionEncoderDecoderModel"});
 }
 }  // namespace
+}  // namespace vision_encoder_decoder_impl
 
 const Family& vision_encoder_decoder_family() {
-  static const Family family{"vision-encoder-decoder", "models/vision_encoder_decoder/modeling_vision_encoder_decoder.py", {{"VisionEncoderDecoderModel", Head::Seq2SeqLM}}, build};
+  static const Family family{"vision-encoder-decoder", "models/vision_encoder_decoder/modeling_vision_encoder_decoder.py", {{"VisionEncoderDecoderModel", Head::Seq2SeqLM}}, vision_encoder_decoder_impl::build};
   return family;
 }
 

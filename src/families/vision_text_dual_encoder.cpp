@@ -13,6 +13,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace vision_text_dual_encoder_impl {
 namespace {
 
 using namespace blocks;
@@ -62,12 +63,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace vision_text_dual_encoder_impl
 
 const Family& vision_text_dual_encoder_family() {
   static const Family family{"vision-text-dual-encoder",
                              "models/vision_text_dual_encoder/modeling_vision_text_dual_encoder.py",
                              {{"VisionTextDualEncoderModel", Head::Base}},
-                             build};
+                             vision_text_dual_encoder_impl::build};
   return family;
 }
 

@@ -10,6 +10,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace visual_bert_impl {
 namespace {
 
 using namespace blocks;
@@ -46,9 +47,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace visual_bert_impl
 
 const Family& visual_bert_family() {
-  static const Family family{"visual_bert", "models/visual_bert/modeling_visual_bert.py", classes("VisualBert"), build};
+  static const Family family{"visual_bert", "models/visual_bert/modeling_visual_bert.py", classes("VisualBert"), visual_bert_impl::build};
   return family;
 }
 

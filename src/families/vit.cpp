@@ -6,6 +6,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace vit_impl {
 namespace {
 
 using namespace blocks;
@@ -45,12 +46,13 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace vit_impl
 
 const Family& vit_family() {
   static const Family family{"vit", "models/vit/modeling_vit.py",
                              classes("ViT",
                                      {heads::ForImageClassification, {"ForMaskedImageModeling", Head::PreTraining}}),
-                             build};
+                             vit_impl::build};
   return family;
 }
 

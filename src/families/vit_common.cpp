@@ -65,6 +65,7 @@ Value position_table(GraphBuilder& b, const Value& x, const Scope& embeddings, s
   return pos;
 }
 
+namespace vit_common_impl {
 namespace {
 
 // The keys ViTConfig and Dinov2Config share.
@@ -79,15 +80,17 @@ EncoderSpec read_shared_keys(const Config& c, const EncoderSpec& defaults) {
 }
 
 }  // namespace
+}  // namespace vit_common_impl
+using namespace vit_common_impl;
 
 EncoderSpec read_encoder(const Config& c, const EncoderSpec& defaults) {
-  EncoderSpec s = read_shared_keys(c, defaults);
+  EncoderSpec s = vit_common_impl::read_shared_keys(c, defaults);
   s.intermediate = c.dim({"intermediate_size"}, defaults.intermediate);
   return s;
 }
 
 EncoderSpec read_dinov2_encoder(const Config& c, const EncoderSpec& defaults) {
-  EncoderSpec s = read_shared_keys(c, defaults);
+  EncoderSpec s = vit_common_impl::read_shared_keys(c, defaults);
   s.swiglu = c.flag({"use_swiglu_ffn"}, defaults.swiglu);
   s.intermediate = static_cast<std::int64_t>(static_cast<double>(s.hidden) * c.number({"mlp_ratio"}, 4.0));
   if (s.swiglu) s.intermediate = (s.intermediate * 2 / 3 + 7) / 8 * 8;

@@ -18,6 +18,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace vit_hybrid_impl {
 namespace {
 
 using namespace blocks;
@@ -124,10 +125,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace vit_hybrid_impl
 
 const Family& vit_hybrid_family() {
   static const Family family{"vit-hybrid", "models/vit_hybrid/modeling_vit_hybrid.py",
-                             classes("ViTHybrid", {heads::ForImageClassification}), build};
+                             classes("ViTHybrid", {heads::ForImageClassification}), vit_hybrid_impl::build};
   return family;
 }
 

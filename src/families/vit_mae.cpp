@@ -8,6 +8,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace vit_mae_impl {
 namespace {
 
 using namespace blocks;
@@ -59,10 +60,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace vit_mae_impl
 
 const Family& vit_mae_family() {
   static const Family family{"vit_mae", "models/vit_mae/modeling_vit_mae.py",
-                             classes("ViTMAE", {heads::ForPreTraining}), build};
+                             classes("ViTMAE", {heads::ForPreTraining}), vit_mae_impl::build};
   return family;
 }
 

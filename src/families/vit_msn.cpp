@@ -5,6 +5,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace vit_msn_impl {
 namespace {
 
 using namespace blocks;
@@ -32,10 +33,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace vit_msn_impl
 
 const Family& vit_msn_family() {
   static const Family family{"vit_msn", "models/vit_msn/modeling_vit_msn.py",
-                             classes("ViTMSN", {heads::ForImageClassification}), build};
+                             classes("ViTMSN", {heads::ForImageClassification}), vit_msn_impl::build};
   return family;
 }
 

@@ -19,6 +19,7 @@
 #include "families/vitdet.hpp"
 
 namespace neurarch::families {
+namespace vitdet_impl {
 namespace {
 
 using namespace blocks;
@@ -42,6 +43,8 @@ bool listed(const std::vector<std::int64_t>& list, std::int64_t i) {
 }
 
 }  // namespace
+}  // namespace vitdet_impl
+using namespace vitdet_impl;
 
 vitdet::Output vitdet::model(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
@@ -128,12 +131,14 @@ vitdet::Output vitdet::model(const BuildInput& in, GraphBuilder& b) {
   return {.pixels = pixels, .map = Value{x.node, {hidden, grid_h, grid_w}}};
 }
 
+namespace vitdet_impl {
 namespace {
 Value build(const BuildInput& in, GraphBuilder& b) { return vitdet::model(in, b).map; }
 }  // namespace
+}  // namespace vitdet_impl
 
 const Family& vitdet_family() {
-  static const Family family{"vitdet", "models/vitdet/modeling_vitdet.py", classes("VitDet"), build};
+  static const Family family{"vitdet", "models/vitdet/modeling_vitdet.py", classes("VitDet"), vitdet_impl::build};
   return family;
 }
 

@@ -17,6 +17,7 @@
 #include "families/vitdet.hpp"
 
 namespace neurarch::families {
+namespace vitmatte_impl {
 namespace {
 
 using namespace blocks;
@@ -92,10 +93,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace vitmatte_impl
 
 const Family& vitmatte_family() {
   static const Family family{"vitmatte", "models/vitmatte/modeling_vitmatte.py",
-                             {{"VitMatteForImageMatting", Head::PreTraining}}, build};
+                             {{"VitMatteForImageMatting", Head::PreTraining}}, vitmatte_impl::build};
   return family;
 }
 

@@ -10,6 +10,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace vitpose_backbone_impl {
 namespace {
 
 using namespace blocks;
@@ -79,10 +80,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace vitpose_backbone_impl
 
 const Family& vitpose_backbone_family() {
   static const Family family{"vitpose_backbone", "models/vitpose_backbone/modeling_vitpose_backbone.py",
-                             {{"VitPoseBackbone", Head::Base}}, build};
+                             {{"VitPoseBackbone", Head::Base}}, vitpose_backbone_impl::build};
   return family;
 }
 

@@ -9,6 +9,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace vivit_impl {
 namespace {
 
 using namespace blocks;
@@ -49,10 +50,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace vivit_impl
 
 const Family& vivit_family() {
   static const Family family{"vivit", "models/vivit/modeling_vivit.py",
-                             classes("Vivit", {heads::ForVideoClassification}), build};
+                             classes("Vivit", {heads::ForVideoClassification}), vivit_impl::build};
   return family;
 }
 

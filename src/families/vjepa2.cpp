@@ -11,6 +11,7 @@
 #include "families/video_common.hpp"
 
 namespace neurarch::families {
+namespace vjepa2_impl {
 namespace {
 
 using namespace blocks;
@@ -80,9 +81,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace vjepa2_impl
 
 const Family& vjepa2_family() {
-  static const Family family{"vjepa2", "models/vjepa2/modeling_vjepa2.py", {{"VJEPA2Model", Head::Base}}, build};
+  static const Family family{"vjepa2", "models/vjepa2/modeling_vjepa2.py", {{"VJEPA2Model", Head::Base}}, vjepa2_impl::build};
   return family;
 }
 

@@ -13,6 +13,7 @@
 #include "families/voxtral_encoder.hpp"
 
 namespace neurarch::families {
+namespace voxtral_impl {
 namespace {
 
 using namespace blocks;
@@ -62,10 +63,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace voxtral_impl
 
 const Family& voxtral_family() {
   static const Family family{"voxtral", "models/voxtral/modeling_voxtral.py",
-                             {{"VoxtralForConditionalGeneration", Head::CausalLM}}, build};
+                             {{"VoxtralForConditionalGeneration", Head::CausalLM}}, voxtral_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/voxtral_encoder.hpp"
 
 namespace neurarch::families {
+namespace voxtral_encoder_impl {
 namespace {
 
 using namespace blocks;
@@ -12,6 +13,8 @@ using namespace blocks;
 Value build(const BuildInput& in, GraphBuilder& b) { return voxtral::encoder(in, b, in.config); }
 
 }  // namespace
+}  // namespace voxtral_encoder_impl
+using namespace voxtral_encoder_impl;
 
 namespace voxtral {
 
@@ -25,7 +28,7 @@ Value encoder(const BuildInput& in, GraphBuilder& b, const Config& c) {
 
 const Family& voxtral_encoder_family() {
   static const Family family{"voxtral_encoder", "models/voxtral/modeling_voxtral.py", {{"VoxtralEncoder", Head::Base}},
-                             build};
+                             voxtral_encoder_impl::build};
   return family;
 }
 

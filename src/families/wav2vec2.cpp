@@ -6,16 +6,18 @@
 #include "families/wav2vec2_common.hpp"
 
 namespace neurarch::families {
+namespace wav2vec2_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return wav2vec2::build(in, b, {.prefix = "wav2vec2"});
 }
 }  // namespace
+}  // namespace wav2vec2_impl
 
 const Family& wav2vec2_family() {
   static const Family family{"wav2vec2", "models/wav2vec2/modeling_wav2vec2.py",
                              classes("Wav2Vec2", {heads::ForCTC, heads::ForMaskedLM, heads::ForSequenceClassification}),
-                             build};
+                             wav2vec2_impl::build};
   return family;
 }
 

@@ -14,6 +14,7 @@
 #include "families/wav2vec2_common.hpp"
 
 namespace neurarch::families {
+namespace wav2vec2_bert_impl {
 namespace {
 
 using namespace blocks;
@@ -144,10 +145,11 @@ graph::Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace wav2vec2_bert_impl
 
 const Family& wav2vec2_bert_family() {
   static const Family family{"wav2vec2-bert", "models/wav2vec2_bert/modeling_wav2vec2_bert.py",
-                             classes("Wav2Vec2Bert", heads::kSpeech), build};
+                             classes("Wav2Vec2Bert", heads::kSpeech), wav2vec2_bert_impl::build};
   return family;
 }
 

@@ -14,6 +14,7 @@
 #include "families/deberta_common.hpp"
 
 namespace neurarch::families::wav2vec2 {
+namespace wav2vec2_common_impl {
 namespace {
 
 using namespace blocks;
@@ -123,6 +124,8 @@ Value wavlm_layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& 
 }
 
 }  // namespace
+}  // namespace wav2vec2_common_impl
+using namespace wav2vec2_common_impl;
 
 const ConvStack& squeezed_conv_stack() {
   static const ConvStack stack{{64, 128, 128, 128, 128, 256, 256, 256, 256, 512, 512, 512, 512},
@@ -168,9 +171,9 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   const bool stable = layout.stable_option && c.flag({"do_stable_layer_norm"}, false);
   static const ConvStack wav2vec2_convs{{512, 512, 512, 512, 512, 512, 512}, {10, 3, 3, 3, 3, 2, 2}, {5, 2, 2, 2, 2, 2, 2}};
   const ConvStack& conv_defaults = layout.conv_defaults ? *layout.conv_defaults : wav2vec2_convs;
-  const auto dims = int_list(c, "conv_dim", conv_defaults.dims);
-  const auto kernels = int_list(c, "conv_kernel", conv_defaults.kernels);
-  const auto strides = int_list(c, "conv_stride", conv_defaults.strides);
+  const auto dims = wav2vec2_common_impl::int_list(c, "conv_dim", conv_defaults.dims);
+  const auto kernels = wav2vec2_common_impl::int_list(c, "conv_kernel", conv_defaults.kernels);
+  const auto strides = wav2vec2_common_impl::int_list(c, "conv_stride", conv_defaults.strides);
   const bool stacked_positions = layout.positional == PositionalConv::Stacked;
   const std::int64_t pos_kernel = stacked_positions ? c.dim({"conv_pos_kernel_size"}, 19)
                                                     : c.dim({"num_conv_pos_embeddings"}, 128);
@@ -265,7 +268,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
       b.buffer(x, (encoder / "embed_positions")("inv_freq"), {(head_dim + 1) / 2}, DType::F32);
     }
   } else if (squeezed) {
-    x = squeeze(b, x, encoder, {.hidden = hidden, .kernel = pos_kernel, .groups = pos_groups,
+    x = wav2vec2_common_impl::squeeze(b, x, encoder, {.hidden = hidden, .kernel = pos_kernel, .groups = pos_groups,
                                 .factor = c.dim({"squeeze_factor"}, 2), .activation = conv_act});
     if (!deberta_layers) {
       x = norm(b, x, "Encoder_LayerNorm", {encoder / "layer_norm"});
@@ -322,7 +325,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
                       .up = ff / "intermediate_dense", .down = ff / "output_dense", .output_dropout = hidden_dropout,
                       .inner_dropout = activation_dropout};
     if (layout.encoder == Encoder::WavLM) {
-      x = wavlm_layer(b, x, i, l, a, f, stable, position_bias, c);
+      x = wav2vec2_common_impl::wavlm_layer(b, x, i, l, a, f, stable, position_bias, c);
       continue;
     }
     // Filled member by member: g++ 12 misreads the nested designated initializer under -fPIC
@@ -345,11 +348,11 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   }
   b.set_block(-1);
   if (stable || conformer_layers) x = norm(b, x, "Encoder_Final_LayerNorm", {encoder / "layer_norm"});
-  if (squeezed) x = upsample(b, x, encoder / "upsample", hidden, c.dim({"squeeze_factor"}, 2), frames, conv_act);
+  if (squeezed) x = wav2vec2_common_impl::upsample(b, x, encoder / "upsample", hidden, c.dim({"squeeze_factor"}, 2), frames, conv_act);
   std::int64_t width = hidden;
   if (adapter) {
     width = c.dim({"output_hidden_size"}, hidden);
-    x = adapter_stack(b, x, root / "adapter", hidden, width, c);
+    x = wav2vec2_common_impl::adapter_stack(b, x, root / "adapter", hidden, width, c);
   }
   return heads(in, b, x, width, layers, 256, layout.vocab_default);
 }

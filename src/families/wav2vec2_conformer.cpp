@@ -8,6 +8,7 @@
 #include "families/wav2vec2_common.hpp"
 
 namespace neurarch::families {
+namespace wav2vec2_conformer_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return wav2vec2::build(in, b,
@@ -15,10 +16,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                           .stable_option = false, .vocab_default = std::nullopt});
 }
 }  // namespace
+}  // namespace wav2vec2_conformer_impl
 
 const Family& wav2vec2_conformer_family() {
   static const Family family{"wav2vec2-conformer", "models/wav2vec2_conformer/modeling_wav2vec2_conformer.py",
-                             classes("Wav2Vec2Conformer", heads::kSpeech), build};
+                             classes("Wav2Vec2Conformer", heads::kSpeech), wav2vec2_conformer_impl::build};
   return family;
 }
 

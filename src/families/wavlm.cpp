@@ -6,14 +6,16 @@
 #include "families/wav2vec2_common.hpp"
 
 namespace neurarch::families {
+namespace wavlm_impl {
 namespace {
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   return wav2vec2::build(in, b, {.prefix = "wavlm", .encoder = wav2vec2::Encoder::WavLM});
 }
 }  // namespace
+}  // namespace wavlm_impl
 
 const Family& wavlm_family() {
-  static const Family family{"wavlm", "models/wavlm/modeling_wavlm.py", classes("WavLM", heads::kSpeech), build};
+  static const Family family{"wavlm", "models/wavlm/modeling_wavlm.py", classes("WavLM", heads::kSpeech), wavlm_impl::build};
   return family;
 }
 

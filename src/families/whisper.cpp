@@ -12,6 +12,7 @@
 #include "families/whisper.hpp"
 
 namespace neurarch::families {
+namespace whisper_impl {
 namespace {
 
 using namespace blocks;
@@ -91,10 +92,10 @@ class Builder {
 
  private:
   AttentionSpec attention_spec(const Scope& attn, std::int64_t heads, bool causal) const {
-    return families::attention_spec(d_.encoder, attn, heads, causal);
+    return whisper_impl::attention_spec(d_.encoder, attn, heads, causal);
   }
   FeedForwardSpec ffn_spec(const Scope& layer, std::int64_t ffn) const {
-    return families::ffn_spec(d_.encoder, layer, ffn);
+    return whisper_impl::ffn_spec(d_.encoder, layer, ffn);
   }
 
   void unused_cross_attention(const Value& owner, const Scope& layer) {
@@ -145,6 +146,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace whisper_impl
+using namespace whisper_impl;
 
 namespace whisper {
 
@@ -191,9 +194,9 @@ Value encoder_layers(const BuildInput& in, GraphBuilder& b, const EncoderDims& d
     // (a maybe-uninitialized false positive on the norms' module strings).
     PreNormLayer layer;
     layer.norm1.module = l / "self_attn_layer_norm";
-    layer.attention = attention_spec(d, l / "self_attn", d.heads, false);
+    layer.attention = whisper_impl::attention_spec(d, l / "self_attn", d.heads, false);
     layer.norm2.module = l / "final_layer_norm";
-    layer.ffn = ffn_spec(d, l, d.ffn);
+    layer.ffn = whisper_impl::ffn_spec(d, l, d.ffn);
     x = pre_norm_layer(b, x, i, layer);
   }
   b.set_block(-1);
@@ -204,7 +207,7 @@ Value encoder_layers(const BuildInput& in, GraphBuilder& b, const EncoderDims& d
 
 const Family& whisper_family() {
   static const Family family{"whisper", "models/whisper/modeling_whisper.py",
-                             classes("Whisper", {heads::ForConditionalGeneration, heads::ForCausalLM}), build};
+                             classes("Whisper", {heads::ForConditionalGeneration, heads::ForCausalLM}), whisper_impl::build};
   return family;
 }
 

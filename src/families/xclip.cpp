@@ -14,6 +14,7 @@
 #include "families/xclip_common.hpp"
 
 namespace neurarch::families {
+namespace xclip_impl {
 namespace {
 
 using namespace blocks;
@@ -124,9 +125,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace xclip_impl
 
 const Family& xclip_family() {
-  static const Family family{"xclip", "models/x_clip/modeling_x_clip.py", classes("XCLIP"), build};
+  static const Family family{"xclip", "models/x_clip/modeling_x_clip.py", classes("XCLIP"), xclip_impl::build};
   return family;
 }
 

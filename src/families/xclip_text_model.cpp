@@ -4,6 +4,7 @@
 #include "families/clip_common.hpp"
 
 namespace neurarch::families {
+namespace xclip_text_model_impl {
 namespace {
 
 using namespace blocks;
@@ -13,9 +14,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace xclip_text_model_impl
 
 const Family& xclip_text_model_family() {
-  static const Family family{"xclip_text_model", "models/x_clip/modeling_x_clip.py", classes("XCLIPText"), build};
+  static const Family family{"xclip_text_model", "models/x_clip/modeling_x_clip.py", classes("XCLIPText"), xclip_text_model_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/xclip_common.hpp"
 
 namespace neurarch::families {
+namespace xclip_vision_model_impl {
 namespace {
 
 using namespace blocks;
@@ -17,10 +18,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace xclip_vision_model_impl
 
 const Family& xclip_vision_model_family() {
   static const Family family{"xclip_vision_model", "models/x_clip/modeling_x_clip.py", classes("XCLIPVision"),
-                             build};
+                             xclip_vision_model_impl::build};
   return family;
 }
 

@@ -26,6 +26,7 @@
 #include "families/dac.hpp"
 
 namespace neurarch::families {
+namespace xcodec_impl {
 namespace {
 
 using namespace blocks;
@@ -194,9 +195,10 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace xcodec_impl
 
 const Family& xcodec_family() {
-  static const Family family{"xcodec", "models/xcodec/modeling_xcodec.py", classes("Xcodec"), build};
+  static const Family family{"xcodec", "models/xcodec/modeling_xcodec.py", classes("Xcodec"), xcodec_impl::build};
   return family;
 }
 

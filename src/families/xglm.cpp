@@ -8,6 +8,7 @@
 #include "families/llama_common.hpp"
 
 namespace neurarch::families {
+namespace xglm_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -50,9 +51,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace xglm_impl
 
 const Family& xglm_family() {
-  static const Family family{"xglm", "models/xglm/modeling_xglm.py", classes("XGLM", {heads::ForCausalLM}), build};
+  static const Family family{"xglm", "models/xglm/modeling_xglm.py", classes("XGLM", {heads::ForCausalLM}), xglm_impl::build};
   return family;
 }
 

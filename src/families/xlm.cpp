@@ -6,16 +6,18 @@
 #include "families/xlm_common.hpp"
 
 namespace neurarch::families {
+namespace xlm_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) { return xlm::build(in, b, {}); }
 
 }  // namespace
+}  // namespace xlm_impl
 
 const Family& xlm_family() {
   static const Family family{"xlm", "models/xlm/modeling_xlm.py",
                              classes("XLM", {{"WithLMHeadModel", Head::MaskedLM}, heads::ForSequenceClassification, heads::ForTokenClassification, {"ForQuestionAnsweringSimple", Head::QuestionAnswering}}),
-                             build};
+                             xlm_impl::build};
   return family;
 }
 

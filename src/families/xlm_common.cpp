@@ -5,6 +5,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families::xlm {
+namespace xlm_common_impl {
 namespace {
 
 using namespace blocks;
@@ -35,6 +36,8 @@ Value sequence_summary(const BuildInput& in, GraphBuilder& b, const Value& x, st
 }
 
 }  // namespace
+}  // namespace xlm_common_impl
+using namespace xlm_common_impl;
 
 Value build(const BuildInput& in, GraphBuilder& b, const Options& options) {
   const Config& c = in.config;
@@ -102,7 +105,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Options& options) {
                       .tied_weight = tie ? word_embeddings : std::string()});
     }
     case Head::SequenceClassification:
-      return sequence_summary(in, b, x, dim);
+      return xlm_common_impl::sequence_summary(in, b, x, dim);
     case Head::TokenClassification:
       return classifier(b, x, "Classifier", Scope("classifier"), dim, in.num_labels(), true);
     case Head::QuestionAnswering:

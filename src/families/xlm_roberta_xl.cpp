@@ -5,6 +5,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace xlm_roberta_xl_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -28,10 +29,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace xlm_roberta_xl_impl
 
 const Family& xlm_roberta_xl_family() {
   static const Family family{"xlm-roberta-xl", "models/xlm_roberta_xl/modeling_xlm_roberta_xl.py",
-                             classes("XLMRobertaXL", heads::kRoberta), build};
+                             classes("XLMRobertaXL", heads::kRoberta), xlm_roberta_xl_impl::build};
   return family;
 }
 

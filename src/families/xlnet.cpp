@@ -13,6 +13,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace xlnet_impl {
 namespace {
 
 using namespace blocks;
@@ -106,6 +107,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace xlnet_impl
 
 const Family& xlnet_family() {
   static const Family family{"xlnet",
@@ -115,7 +117,7 @@ const Family& xlnet_family() {
                               {"XLNetForSequenceClassification", Head::SequenceClassification},
                               {"XLNetForTokenClassification", Head::TokenClassification},
                               {"XLNetForQuestionAnsweringSimple", Head::QuestionAnswering}},
-                             build};
+                             xlnet_impl::build};
   return family;
 }
 

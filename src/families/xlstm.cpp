@@ -15,6 +15,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace xlstm_impl {
 namespace {
 
 using namespace blocks;
@@ -78,9 +79,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace xlstm_impl
 
 const Family& xlstm_family() {
-  static const Family family{"xlstm", "models/xlstm/modeling_xlstm.py", classes("xLSTM", {heads::ForCausalLM}), build};
+  static const Family family{"xlstm", "models/xlstm/modeling_xlstm.py", classes("xLSTM", {heads::ForCausalLM}), xlstm_impl::build};
   return family;
 }
 

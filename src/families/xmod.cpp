@@ -11,6 +11,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace xmod_impl {
 namespace {
 
 using namespace blocks;
@@ -78,9 +79,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace xmod_impl
 
 const Family& xmod_family() {
-  static const Family family{"xmod", "models/xmod/modeling_xmod.py", classes("Xmod", heads::kRoberta), build};
+  static const Family family{"xmod", "models/xmod/modeling_xmod.py", classes("Xmod", heads::kRoberta), xmod_impl::build};
   return family;
 }
 

@@ -8,6 +8,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace yolos_impl {
 namespace {
 
 using namespace blocks;
@@ -72,10 +73,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace yolos_impl
 
 const Family& yolos_family() {
   static const Family family{"yolos", "models/yolos/modeling_yolos.py",
-                             classes("Yolos", {heads::ForObjectDetection}), build};
+                             classes("Yolos", {heads::ForObjectDetection}), yolos_impl::build};
   return family;
 }
 

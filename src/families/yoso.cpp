@@ -9,6 +9,7 @@
 #include "families/bert_common.hpp"
 
 namespace neurarch::families {
+namespace yoso_impl {
 namespace {
 
 void value_conv(const BuildInput& in, graph::GraphBuilder& b, const graph::Value& attention, const graph::Scope& self,
@@ -35,9 +36,10 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace yoso_impl
 
 const Family& yoso_family() {
-  static const Family family{"yoso", "models/yoso/modeling_yoso.py", classes("Yoso", heads::kEncoder), build};
+  static const Family family{"yoso", "models/yoso/modeling_yoso.py", classes("Yoso", heads::kEncoder), yoso_impl::build};
   return family;
 }
 

@@ -5,6 +5,7 @@
 #include "families/deepseek_common.hpp"
 
 namespace neurarch::families {
+namespace youtu_impl {
 namespace {
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
@@ -18,10 +19,11 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace youtu_impl
 
 const Family& youtu_family() {
   static const Family family{"youtu", "models/youtu/modeling_youtu.py", classes("Youtu", {heads::ForCausalLM}),
-                             build};
+                             youtu_impl::build};
   return family;
 }
 

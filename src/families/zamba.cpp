@@ -17,6 +17,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace zamba_impl {
 namespace {
 
 using namespace blocks;
@@ -185,10 +186,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace zamba_impl
 
 const Family& zamba_family() {
   static const Family family{"zamba", "models/zamba/modeling_zamba.py",
-                             classes("Zamba", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
+                             classes("Zamba", {heads::ForCausalLM, heads::ForSequenceClassification}), zamba_impl::build};
   return family;
 }
 

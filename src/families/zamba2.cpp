@@ -18,6 +18,7 @@
 #include "families/family.hpp"
 
 namespace neurarch::families {
+namespace zamba2_impl {
 namespace {
 
 using namespace blocks;
@@ -241,10 +242,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace zamba2_impl
 
 const Family& zamba2_family() {
   static const Family family{"zamba2", "models/zamba2/modeling_zamba2.py",
-                             classes("Zamba2", {heads::ForCausalLM, heads::ForSequenceClassification}), build};
+                             classes("Zamba2", {heads::ForCausalLM, heads::ForSequenceClassification}), zamba2_impl::build};
   return family;
 }
 

@@ -21,6 +21,7 @@
 #include "families/vit_common.hpp"
 
 namespace neurarch::families {
+namespace zoedepth_impl {
 namespace {
 
 using namespace blocks;
@@ -361,10 +362,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
 }
 
 }  // namespace
+}  // namespace zoedepth_impl
 
 const Family& zoedepth_family() {
   static const Family family{"zoedepth", "models/zoedepth/modeling_zoedepth.py",
-                             {{"ZoeDepthForDepthEstimation", Head::PreTraining}}, build};
+                             {{"ZoeDepthForDepthEstimation", Head::PreTraining}}, zoedepth_impl::build};
   return family;
 }
 

@@ -64,7 +64,7 @@ std::vector<std::string> summary_lines(const report::Report& r) {
                                 thousands(*r.hub->safetensors_total),
                                 thousands(r.derived_scalars() - *r.hub->safetensors_total)));
   if (g.forward.ok)
-    lines.push_back("Will it forward-pass: Yes");
+    lines.emplace_back("Will it forward-pass: Yes");
   else
     lines.push_back(fmt::format("Will it forward-pass: No — {}: {}", g.nodes[static_cast<std::size_t>(g.forward.node)].name,
                                 g.forward.reason));
