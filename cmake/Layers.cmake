@@ -52,7 +52,7 @@ endforeach()
 include(${CMAKE_CURRENT_LIST_DIR}/PrecompiledHeaders.cmake)
 neurarch_precompile(neurarch_src_families)
 # The families are four in five of src/'s files and each is small: compiled 16 to a translation unit,
-# the headers they share are parsed and their common templates instantiated once per 16 (docs/building.md).
+# the headers they share are parsed and their common templates instantiated once per 16 (docs/ADD_A_FAMILY.md).
 # Each family file keeps its helpers in a namespace named after the file (<file>_impl), so files can
 # share a unit; a clash is a compile error in the unity build (the default, and what CI builds).
 option(NEURARCH_UNITY_FAMILIES "Compile the family files 16 to a translation unit" ON)
