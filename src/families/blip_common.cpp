@@ -364,4 +364,26 @@ Value instructed(const BuildInput& in, GraphBuilder& b, std::int64_t frames) {
   return language_model(in, b, text_config, Value{features.node, {frames * queries, width}});
 }
 
+Value instruction_qformer_model(const BuildInput& in, GraphBuilder& b) {
+  constexpr std::int64_t kQueries = 32;  // InstructBlipConfig.num_query_tokens
+  const Config& c = in.config;
+  const std::int64_t hidden = c.dim({"hidden_size"}, 768);
+  const std::int64_t width = c.dim({"encoder_hidden_size"}, 1408);
+  const std::int64_t side = in.image_size(kBlip2Vision.image) / kBlip2Vision.patch;
+  const std::int64_t positions = c.dim({"max_position_embeddings"}, 512);
+  const std::int64_t instruction = in.sequence_length(positions);
+  auto queries = b.input({kQueries, hidden}, "embeddings", "query_embeds");
+  auto image = b.input({side * side + 1, width}, "embeddings", "encoder_hidden_states");
+  auto out = qformer(b, c,
+                      {.queries = queries, .image = image, .encoder_width = width,
+                       .instruction_tokens = instruction, .instruction_input = "input_ids"});
+  if (instruction > positions)
+    b.fail(out, fmt::format("an instruction of {} tokens passes the Q-Former's {} position rows", instruction,
+                            positions));
+  // input_ids is forward()'s first argument.
+  for (const auto& input : b.graph().inputs)
+    if (input.name == "input_ids") b.set_main_input(Value{input.node, input.shape});
+  return out;
+}
+
 }  // namespace neurarch::families::blip

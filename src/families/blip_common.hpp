@@ -75,6 +75,12 @@ struct QFormerFeed {
 /// ([queries, hidden], the first rows of the last layer's output when an instruction runs alongside).
 Value qformer(GraphBuilder& b, const Config& c, const QFormerFeed& feed);
 
+/// InstructBLIP's Q-Former built alone from its own config (InstructBlipQFormerModel, and InstructBLIP-Video's copy):
+/// forward(input_ids, query_embeds, encoder_hidden_states) with the instruction --seq tokens (at most, and by
+/// default, max_position_embeddings), InstructBLIP's 32 query embeddings and a vision tower's image tokens (14-pixel
+/// patches at --image-size, class token included), encoder_hidden_size wide.
+Value instruction_qformer_model(const BuildInput& in, GraphBuilder& b);
+
 /// `query_tokens` [1, queries, hidden] at the model's root: a learned table the batch expands.
 Value query_tokens(GraphBuilder& b, std::int64_t queries, std::int64_t hidden);
 

@@ -104,6 +104,16 @@ Value vision(const BuildInput& in, GraphBuilder& b, const Config& c, Grid& grid)
   return h;
 }
 
+
+Value vision_model(const BuildInput& in, GraphBuilder& b) {
+  Grid grid;
+  auto out = vision(in, b, in.config, grid);
+  b.note(fmt::format("a {0}x{0} photo is resized to {1}x{1}: {2} patches through the vision tower, {3} merged image "
+                     "features; --image-size sets the photo's side",
+                     grid.photo, grid.side, grid.patches, grid.tokens));
+  return out;
+}
+
 }  // namespace glm4v
 
 namespace glm4v_impl {

@@ -14,6 +14,10 @@ struct Grid {
 /// fills `grid` (--image-size, else image_size); returns the merged features [tokens, out_hidden_size].
 blocks::Value vision(const BuildInput& in, blocks::GraphBuilder& b, const Config& vision_config, Grid& grid);
 
+/// The vision transformer built alone from its own config (Glm4vVisionModel, GLM-4.5V's Glm4vMoeVisionModel):
+/// `vision` at the top level with a note of the photo's grid.
+blocks::Value vision_model(const BuildInput& in, blocks::GraphBuilder& b);
+
 /// Glm4vModel (in.head Base) or Glm4vForConditionalGeneration: the vision transformer under `visual`, `lm` built
 /// from text_config as the base model under `language_model`, and for the head class `model.` around both plus
 /// `lm_head` (tied as text_config says).
