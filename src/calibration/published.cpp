@@ -84,6 +84,11 @@ void set_precision(plan::SetupChoices& c, const PublishedRow& r, std::vector<std
   // A 4-bit base computes in the stated dtype; only QLoRA quantizes the base.
   else if (starts_with(p, "4bit-nf4") && r.mode == "qlora") c.set("precision", contains(p, "fp16") ? "fp16" : "bf16");
   else missing.push_back(fmt::format("precision '{}'", r.precision));
+  // The block constants as stated: litgpt's bnb.nf4 / bnb.nf4-dq, or "double quant" in words.
+  if (r.mode == "qlora") {
+    if (contains(p, "nf4-dq") || contains(p, "double")) c.set("qlora_double_quant", "true");
+    else if (contains(p, "bnb.nf4")) c.set("qlora_double_quant", "false");
+  }
 }
 
 // Framework and era from the row's framework and versions text.

@@ -11,10 +11,6 @@
 namespace neurarch::plan {
 namespace {
 
-// QLoRA stores linear weights as 4-bit NF4 (0.5 byte) with double-quantised block constants
-// (8-bit absmax per 64 weights plus an fp32 scale per 256 blocks: 0.127 bits per weight, QLoRA paper).
-constexpr double kNf4BytesPerWeight = 0.5 + 0.127 / 8.0;
-
 std::int64_t elements(const graph::TensorSpec& t) { return t.scalars(); }
 
 }  // namespace
@@ -35,6 +31,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
   const auto precision = precision_rule(s.precision);
   const int adapter = adapter_bytes(s);
   const bool group_temporaries = temporaries_per_group(s);
+  const auto nf4 = quantized_base_rule(s);
 
   std::int64_t largest_matmul = 0, largest_temporaries = 0, group_temporaries_bytes = 0;
   // One trainable tensor: its optimizer state (paged state is counted apart) and step temporaries.
@@ -100,7 +97,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
     }
     std::int64_t n = elements(t);
     const std::int64_t params_before = static_.parameters;
-    // Loaded whole in 16 bits before anything is quantized (litgpt): every tensor at its load dtype.
+    // Loaded whole in 16 bits before anything is quantized: every tensor at its load dtype.
     static_.load_bytes += allocator_rounded(
         n * (t.kind == graph::TensorKind::Buffer ? dtype_bytes(t.dtype) : precision.frozen_base_bytes), rt);
     if (t.kind == graph::TensorKind::Buffer) {
@@ -119,7 +116,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
       }
     } else {
       const bool quantized = r.quantized;
-      const std::int64_t base = quantized ? static_cast<std::int64_t>(static_cast<double>(n) * kNf4BytesPerWeight)
+      const std::int64_t base = quantized ? static_cast<std::int64_t>(static_cast<double>(n) * nf4.bytes_per_weight)
                                           : n * precision.frozen_base_bytes;
       static_.parameters += allocator_rounded(base, rt);
       if (quantized) largest_matmul = std::max(largest_matmul, n);
@@ -166,7 +163,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
   static_.gradients = 0;
   for (auto b : node_grads_) static_.gradients += b;
   static_.optimizer_temporaries = group_temporaries ? group_temporaries_bytes : largest_temporaries;
-  static_.dequant_transient = allocator_rounded(largest_matmul * 2, rt);
+  static_.dequant_transient = allocator_rounded(largest_matmul * nf4.dequant_bytes, rt);
   // DoRA recomputes the adapted weight (W + scale * B A) for its column norm: one weight at a time.
   if (s.mode != Mode::Full && s.dora)
     for (std::size_t i = 0; i < g.tensors.size(); ++i)

@@ -77,6 +77,14 @@ const std::vector<OptionSpec> kOptions{
     {"qlora_load", K::Choice, {"while-loading", "load-then-quantize"}, 0, 0, "while-loading",
      "quantize while loading (transformers + bitsandbytes) | load the 16-bit checkpoint first (a load phase)",
      "--qlora-load", ""},
+    {"qlora_double_quant", K::Boolean, {}, 0, 0, "true",
+     "QLoRA's block constants quantized again (bitsandbytes compress_statistics; litgpt's bnb.nf4-dq): "
+     "0.516 byte per weight; off (litgpt's bnb.nf4): 0.5625",
+     "--qlora-double-quant", ""},
+    {"qlora_quantized_from", K::Choice, {"compute", "fp16"}, 0, 0, "compute",
+     "dtype the 4-bit base was quantized from, which bitsandbytes dequantizes to: compute (the step's) | fp16 "
+     "(Lightning's bitsandbytes plugin, litgpt): a bf16 step then casts each dequantized weight, two copies at once",
+     "--qlora-quantized-from", ""},
     {"epochs", K::Integer, {}, 1, 100000, "10", "epochs of the costed run", "--epochs", ""},
     {"global_batch", K::Integer, {}, 1, 1 << 24, "32", "global batch of the costed run", "--global-batch", ""},
     {"samples", K::Integer, {}, 1, 1e13, "50000", "training samples of the costed run", "--samples", ""},
@@ -238,6 +246,8 @@ Setup setup_from(const std::map<std::string, std::string>& v, const Runtime& rt)
   s.dora = flag("dora", false);
   if (const auto* t = text("qlora_load"))
     s.qlora_load = *t == "load-then-quantize" ? QuantizedLoad::LoadThenQuantize : QuantizedLoad::WhileLoading;
+  s.qlora_double_quant = flag("qlora_double_quant", s.qlora_double_quant);
+  if (const auto* t = text("qlora_quantized_from")) s.qlora_quantized_from_fp16 = *t == "fp16";
   return s;
 }
 

@@ -45,7 +45,8 @@ enum class AttentionImpl { SDPA, Eager };
 enum class Loss { CrossEntropy, Chunked, Fused, LogitsSum };
 
 /// Where a quantized base's weights pass on their way to the card: quantized as each is loaded
-/// (transformers + bitsandbytes) or loaded whole in 16 bits first (litgpt): a load phase.
+/// (transformers + bitsandbytes, Lightning's bitsandbytes plugin) or loaded whole in 16 bits first and
+/// quantized on the card (quantizing a model already moved there): a load phase.
 enum class QuantizedLoad { WhileLoading, LoadThenQuantize };
 
 struct Setup {
@@ -82,6 +83,13 @@ struct Setup {
   /// DoRA: a magnitude vector per adapted linear, and the base weight's column norm each step.
   bool dora = false;
   QuantizedLoad qlora_load = QuantizedLoad::WhileLoading;
+  /// NF4 block constants quantized again (bitsandbytes' compress_statistics, the QLoRA paper's double
+  /// quantization): 8-bit absmax per 64 weights plus an fp32 scale per 256 blocks; off: an fp32 absmax per 64.
+  bool qlora_double_quant = true;
+  /// bitsandbytes dequantizes a 4-bit weight to the dtype it was quantized from (QuantState.dtype), then
+  /// casts it to the input's (MatMul4Bit: dequantize_4bit(B).to(A.dtype)). Quantized from an fp16 copy
+  /// (Lightning's BitsandbytesPrecision) and run in bf16, both copies exist at once.
+  bool qlora_quantized_from_fp16 = false;
   /// Bytes per element of a dropout's saved mask: CUDA's fused dropout keeps a bool mask (1); 0: the
   /// CPU path, which keeps noise in the dropped tensor's dtype (data/runtime-cpu.json).
   int dropout_mask_bytes = 1;

@@ -23,6 +23,19 @@ int adapter_bytes(const Setup& s) {
   return s.lora_fp32_adapters ? 4 : precision_rule(s.precision).frozen_base_bytes;
 }
 
+QuantizedBaseRule quantized_base_rule(const Setup& s) {
+  // bitsandbytes NF4 (functional.quantize_4bit, blocksize 64): two weights per byte and an fp32 absmax
+  // per 64-weight block (4/64 byte per weight); double quantization stores the absmax in 8 bits with an
+  // fp32 scale per 256 blocks (1/64 + 4/(64 * 256): the QLoRA paper's 0.127 bits per weight).
+  const double constants = s.qlora_double_quant ? 1.0 / 64.0 + 4.0 / (64.0 * 256.0) : 4.0 / 64.0;
+  // dequantize_4bit allocates the weight in QuantState.dtype; MatMul4Bit then casts it to the input's
+  // dtype (bitsandbytes autograd/_functions.py), a second copy unless the dtypes agree.
+  const auto compute = precision_rule(s.precision);
+  const bool fp16_compute = s.precision == Precision::Fp16 || s.precision == Precision::AmpFp16;
+  const int dequant = s.qlora_quantized_from_fp16 && !fp16_compute ? 2 + compute.compute_bytes : compute.compute_bytes;
+  return {0.5 + constants, dequant};
+}
+
 OptimizerMemory optimizer_memory(Optimizer o, const graph::Shape& shape, std::int64_t n, int pb) {
   switch (o) {
     // torch.optim.AdamW: exp_avg and exp_avg_sq are zeros_like(param) (the parameter's dtype). The

@@ -23,6 +23,14 @@ PrecisionRule precision_rule(Precision p);
 /// litgpt keep the base dtype.
 int adapter_bytes(const Setup& s);
 
+/// A 4-bit NF4 base (QLoRA): bytes per stored weight, and the bytes per weight that exist while one
+/// weight is dequantized for a matmul (forward, and again for the input gradient in backward).
+struct QuantizedBaseRule {
+  double bytes_per_weight;
+  int dequant_bytes;
+};
+QuantizedBaseRule quantized_base_rule(const Setup& s);
+
 /// The optimizer's memory for one trainable tensor of `elements` values stored in `parameter_bytes`.
 struct OptimizerMemory {
   std::int64_t state = 0;        ///< persistent state (moments, factored statistics, momentum)

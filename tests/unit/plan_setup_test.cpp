@@ -166,13 +166,33 @@ TEST(PlanSetup, QuantizedHeadIsStoredInFourBitsAndKeepsItsInput) {
   MemoryModel kept(g, s, exact_runtime());
   s.quantize_head = true;
   MemoryModel quantized(g, s, exact_runtime());
-  // The 10 x 8 head: 80 bf16 weights (160 bytes) become 80 x (0.5 + 0.127 / 8) = 41 bytes of NF4.
+  // The 10 x 8 head: 80 bf16 weights (160 bytes) become 80 x (0.5 + 1/64 + 4/(64 x 256)) = 41 bytes of NF4.
   EXPECT_EQ(kept.static_terms().parameters - quantized.static_terms().parameters, 160 - 41);
   // bitsandbytes' MatMul4Bit keeps its input, the head's [4, 8] bf16 one, for the input gradient.
   int head = -1;
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
     if (g.nodes[i].name == "LM_Head") head = static_cast<int>(i);
   EXPECT_EQ(quantized.node_activation_bytes(head, 1) - kept.node_activation_bytes(head, 1), 4 * 8 * 2);
+}
+
+TEST(PlanSetup, NF4BlockConstantsAndTheDequantizedCopies) {
+  auto g = tiny_mlp_lm(4);
+  plan::Setup s = with(Precision::Bf16);
+  s.mode = plan::Mode::QLoRA;
+  MemoryModel double_quant(g, s, exact_runtime());
+  s.qlora_double_quant = false;
+  MemoryModel plain(g, s, exact_runtime());
+  // fc1 and fc2, 128 weights each: 128 x (0.5 + 1/64 + 4/(64 x 256)) = 66 bytes with double quantization,
+  // 128 x (0.5 + 4/64) = 72 with an fp32 absmax per 64 weights.
+  EXPECT_EQ(plain.static_terms().parameters - double_quant.static_terms().parameters, 2 * (72 - 66));
+  // The largest 4-bit weight (128 values) dequantized for its matmul: bf16 (2 bytes each) ...
+  EXPECT_EQ(plain.static_terms().dequant_transient, 128 * 2);
+  // ... or, quantized from an fp16 copy, the fp16 weight and its bf16 cast at once ...
+  s.qlora_quantized_from_fp16 = true;
+  EXPECT_EQ(MemoryModel(g, s, exact_runtime()).static_terms().dequant_transient, 128 * (2 + 2));
+  // ... but no cast when the step itself runs in fp16.
+  s.precision = Precision::Fp16;
+  EXPECT_EQ(MemoryModel(g, s, exact_runtime()).static_terms().dequant_transient, 128 * 2);
 }
 
 TEST(PlanSetup, EagerSoftmaxInFp32KeepsTheFp32ProbabilitiesAndTheirCast) {
@@ -259,7 +279,12 @@ TEST(SetupOptions, FrameworkPresetsAndExplicitOverrides) {
   EXPECT_EQ(o.full.loss, Loss::Chunked);
   EXPECT_EQ(o.full.optimizer, Optimizer::AdamW);       // the full column keeps AdamW
   EXPECT_EQ(o.lora.optimizer, Optimizer::PagedAdamW);  // litgpt's QLoRA pages its optimizer
-  EXPECT_EQ(o.lora.qlora_load, QuantizedLoad::LoadThenQuantize);
+  // Lightning's plugin quantizes layer by layer (no load phase), from an fp16 copy, with bnb.nf4's
+  // plain fp32 block constants.
+  EXPECT_EQ(o.lora.qlora_load, QuantizedLoad::WhileLoading);
+  EXPECT_TRUE(o.lora.qlora_quantized_from_fp16);
+  EXPECT_FALSE(o.lora.qlora_double_quant);
+  EXPECT_TRUE(o.full.qlora_double_quant);  // QLoRA-only settings stay out of the full column
   EXPECT_NE(std::find(o.lora.lora_targets.begin(), o.lora.lora_targets.end(), "q_proj"), o.lora.lora_targets.end());
   c.set("precision", "amp-bf16");  // explicit beats the preset
   EXPECT_EQ(plan_options(c, default_runtime()).full.precision, Precision::AmpBf16);

@@ -32,11 +32,13 @@ TEST(PublishedPeaks, EveryRowIsExpressibleAndWithinTheTargets) {
   // were 7.8 % / 18.9 % / 9 until the CPU measurements (docs/cpu-memory.md) showed the logits' gradient
   // counted twice in backward (once with the loss, once as the widest activation gradient in flight):
   // without that double count the forward+backward rows of the SDPA benchmark come out under, which is
-  // a shortfall to find op by op, not one to hide with a second copy of the logits.
+  // a shortfall to find op by op, not one to hide with a second copy of the logits. under10 went from 2 to
+  // 1 when Lightning's bitsandbytes path was read (fp16-quantized weights cast to bf16 at every matmul,
+  // bnb.nf4's fp32 block constants, no 16-bit load phase).
   ASSERT_TRUE(ev.overall.errors);
-  EXPECT_LE(ev.overall.under10, 2u) << ev.last_line();
+  EXPECT_LE(ev.overall.under10, 1u) << ev.last_line();
   EXPECT_LE(ev.overall.errors->median_abs_percent, 2.4) << ev.last_line();
-  EXPECT_LE(ev.overall.errors->p90_abs_percent, 10.3) << ev.last_line();
+  EXPECT_LE(ev.overall.errors->p90_abs_percent, 9.9) << ev.last_line();
 }
 
 TEST(PublishedPeaks, ARowTheVocabularyCannotStateIsListedNotSkipped) {
