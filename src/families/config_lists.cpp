@@ -8,23 +8,57 @@
 
 namespace neurarch::families {
 
-std::vector<std::int64_t> size_list(const Config& c, std::string_view key, const std::vector<std::int64_t>& fallback) {
+namespace {
+
+// Every integer list a config holds, read one way: what differs between keys is the smallest entry
+// they allow, whether an empty list means something, how many entries are plausible and the words
+// an error uses.
+struct ListRule {
+  std::int64_t min;
+  bool empty_ok;
+  std::size_t max_entries;
+  const char* list_of;   ///< "a non-empty list of sizes"
+  const char* entries;   ///< "positive sizes"
+  const char* too_many;  ///< "stages"
+};
+
+std::vector<std::int64_t> integer_list(const Config& c, std::string_view key, const std::vector<std::int64_t>& fallback,
+                                       const ListRule& rule) {
   const auto* v = c.raw({key});
-  if (!v) {
+  if (!v || (rule.empty_ok && v->is_null())) {
     c.record_default(key, fallback);
     return fallback;
   }
   const std::string where = fmt::format("{}: key '{}'", c.origin(), key);
-  if (!v->is_array() || v->empty())
-    throw Error(ErrorKind::InvalidInput, where, fmt::format("expected a non-empty list of sizes, found {}", v->dump()));
-  if (v->size() > 64) throw Error(ErrorKind::InvalidInput, where, fmt::format("{} stages is absurd", v->size()));
+  if (!v->is_array() || (!rule.empty_ok && v->empty()))
+    throw Error(ErrorKind::InvalidInput, where, fmt::format("expected {}, found {}", rule.list_of, v->dump()));
+  if (v->size() > rule.max_entries)
+    throw Error(ErrorKind::InvalidInput, where, fmt::format("{} {} is absurd", v->size(), rule.too_many));
   std::vector<std::int64_t> out;
   for (const auto& e : *v) {
-    if (!e.is_number_integer() || e.get<std::int64_t>() <= 0 || e.get<std::int64_t>() > limits::kMaxDimension)
-      throw Error(ErrorKind::InvalidInput, where, fmt::format("expected positive sizes, found {}", e.dump()));
+    if (!e.is_number_integer() || e.get<std::int64_t>() < rule.min || e.get<std::int64_t>() > limits::kMaxDimension)
+      throw Error(ErrorKind::InvalidInput, where, fmt::format("expected {}, found {}", rule.entries, e.dump()));
     out.push_back(e.get<std::int64_t>());
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> size_list(const Config& c, std::string_view key, const std::vector<std::int64_t>& fallback) {
+  return integer_list(c, key, fallback, {1, false, 64, "a non-empty list of sizes", "positive sizes", "stages"});
+}
+
+std::vector<std::int64_t> count_list(const Config& c, std::string_view key, const std::vector<std::int64_t>& fallback) {
+  return integer_list(c, key, fallback,
+                      {0, false, static_cast<std::size_t>(limits::kMaxLayers), "a non-empty list of counts",
+                       "non-negative counts", "entries"});
+}
+
+std::vector<std::int64_t> index_list(const Config& c, std::string_view key, const std::vector<std::int64_t>& fallback) {
+  return integer_list(c, key, fallback,
+                      {-limits::kMaxDimension, true, static_cast<std::size_t>(limits::kMaxLayers), "a list of layer indices",
+                       "integer layer indices", "entries"});
 }
 
 void require_length(const Config& c, std::string_view key, const std::vector<std::int64_t>& list, std::size_t count) {

@@ -9,8 +9,16 @@
 
 namespace neurarch::families {
 
-/// `key` as a list of positive sizes; `fallback` when absent or null. Errors name the key.
+/// `key` as a list of positive sizes (at most 64 stages); `fallback` when absent. Errors name the key.
 std::vector<std::int64_t> size_list(const Config& c, std::string_view key, const std::vector<std::int64_t>& fallback);
+
+/// `key` as a non-empty list of counts that may be 0 (GroupViT's last stage has no group tokens; a
+/// time-series model's lags and category cardinalities); `fallback` when absent. Errors name the key.
+std::vector<std::int64_t> count_list(const Config& c, std::string_view key, const std::vector<std::int64_t>& fallback);
+
+/// `key` as a list of layer indices (possibly empty; negative entries are the caller's to judge);
+/// `fallback` when absent or null. Errors name the key.
+std::vector<std::int64_t> index_list(const Config& c, std::string_view key, const std::vector<std::int64_t>& fallback = {});
 
 /// `key` as a list of booleans (per-stage switches: `downsamples`, `stage_light_block`); `fallback` when absent
 /// or null. Errors name the key.

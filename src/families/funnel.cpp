@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "families/config_lists.hpp"
 #include "families/family.hpp"
 #include "families/shared_parameters.hpp"
 
@@ -89,14 +90,6 @@ class LayerBuilder {
   int count_ = 0;
 };
 
-std::vector<std::int64_t> int_list(const Config& c, std::string_view key, std::vector<std::int64_t> fallback) {
-  const auto* raw = c.raw({key});
-  if (!raw || !raw->is_array()) return fallback;
-  std::vector<std::int64_t> out;
-  for (const auto& v : *raw) out.push_back(v.is_number_integer() ? v.get<std::int64_t>() : 0);
-  return out;
-}
-
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config& c = in.config;
   FunnelDims d{.d_model = c.dim({"d_model", "hidden_size"}, 768),
@@ -110,9 +103,11 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                .hidden_dropout = c.number({"hidden_dropout"}, 0.1),
                .attention_dropout = c.number({"attention_dropout"}, 0.1)};
   const std::int64_t vocab = c.dim({"vocab_size"}, 30522);
-  const auto sizes = int_list(c, "block_sizes", {4, 4, 4});
-  auto repeats = int_list(c, "block_repeats", {});
-  if (repeats.empty()) repeats.assign(sizes.size(), 1);
+  const auto sizes = size_list(c, "block_sizes", {4, 4, 4});
+  // FunnelConfig: block_repeats None means once per block.
+  const auto* stated_repeats = c.raw({"block_repeats"});
+  const auto repeats = stated_repeats && !stated_repeats->is_null() ? size_list(c, "block_repeats", {})
+                                                                    : std::vector<std::int64_t>(sizes.size(), 1);
   const std::int64_t decoder_layers = c.integer({"num_decoder_layers"}, 2);
   const std::string pooling = c.text({"pooling_type"}, "mean");
   const std::string attention_type = c.text({"attention_type"}, "relative_shift");

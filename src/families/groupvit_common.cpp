@@ -8,6 +8,7 @@
 #include "blocks/conv.hpp"
 #include "blocks/seq2seq.hpp"
 #include "core/error.hpp"
+#include "families/config_lists.hpp"
 #include "families/vit_common.hpp"
 
 namespace neurarch::families::groupvit {
@@ -68,24 +69,6 @@ Value mixer_mlp(GraphBuilder& b, const Value& x, const std::string& name, const 
 }
 
 // A list of per-stage integers (depths, num_group_tokens, num_output_groups).
-std::vector<std::int64_t> int_list(const Config& c, const char* key, std::vector<std::int64_t> fallback) {
-  const auto* v = c.raw({key});
-  if (!v) {
-    c.record_default(key, fallback);
-    return fallback;
-  }
-  const std::string where = fmt::format("{}: key '{}'", c.origin(), key);
-  if (!v->is_array() || v->empty())
-    throw Error(ErrorKind::InvalidInput, where, fmt::format("expected a list of integers, found {}", v->dump()));
-  std::vector<std::int64_t> out;
-  for (const auto& e : *v) {
-    if (!e.is_number_integer() || e.get<std::int64_t>() < 0)
-      throw Error(ErrorKind::InvalidInput, where, fmt::format("expected non-negative integers, found {}", e.dump()));
-    out.push_back(e.get<std::int64_t>());
-  }
-  return out;
-}
-
 // assign_mlp_ratio: a pair (tokens, channels) or one number for both, times hidden_size, truncated.
 std::pair<std::int64_t, std::int64_t> assign_widths(const Config& c, std::int64_t hidden) {
   std::vector<double> ratio{0.5, 4.0};
@@ -156,9 +139,9 @@ Value vision_tower(const BuildInput& in, GraphBuilder& b, const Config& c, const
   b.at(pos).dropout = c.number({"dropout"}, 0.0);
   x = pos;
 
-  const auto depths = groupvit_common_impl::int_list(c, "depths", {6, 3, 3});
-  const auto group_tokens = groupvit_common_impl::int_list(c, "num_group_tokens", {64, 8, 0});
-  const auto output_groups = groupvit_common_impl::int_list(c, "num_output_groups", {64, 8, 8});
+  const auto depths = count_list(c, "depths", {6, 3, 3});
+  const auto group_tokens = count_list(c, "num_group_tokens", {64, 8, 0});
+  const auto output_groups = count_list(c, "num_output_groups", {64, 8, 8});
   if (group_tokens.size() != depths.size() || output_groups.size() != depths.size())
     throw Error(ErrorKind::InvalidInput, fmt::format("{}: key 'num_group_tokens'", c.origin()),
                 fmt::format("depths, num_group_tokens and num_output_groups list {}, {} and {} stages", depths.size(),

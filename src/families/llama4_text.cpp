@@ -13,23 +13,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "families/config_lists.hpp"
 #include "families/moe_common.hpp"
 
 namespace neurarch::families {
 namespace llama4_text_impl {
 namespace {
 
-std::vector<std::int64_t> int_list(const Config& c, std::string_view key) {
-  std::vector<std::int64_t> out;
-  if (const auto* v = c.raw({key}); v && v->is_array())
-    for (const auto& e : *v)
-      if (e.is_number_integer()) out.push_back(e.get<std::int64_t>());
-  return out;
-}
-
 // The config's no_rope_layers (1 = RoPE), or, when absent or empty, every interval-th layer without.
 std::vector<bool> rope_layers(const Config& c, std::int64_t layers) {
-  const auto listed = int_list(c, "no_rope_layers");
+  const auto listed = index_list(c, "no_rope_layers");  // 0/1 per layer
   const std::int64_t interval = c.integer({"no_rope_layer_interval"}, 4);
   std::vector<bool> out(static_cast<std::size_t>(layers), true);
   for (std::int64_t i = 0; i < layers; ++i) {
@@ -44,7 +37,7 @@ std::vector<bool> moe_layers(const Config& c, std::int64_t layers, std::int64_t 
   std::vector<bool> out(static_cast<std::size_t>(layers), false);
   if (experts <= 0) return out;
   if (const auto* v = c.raw({"moe_layers"}); v && v->is_array()) {
-    for (auto i : int_list(c, "moe_layers"))
+    for (auto i : index_list(c, "moe_layers"))
       if (i >= 0 && i < layers) out[static_cast<std::size_t>(i)] = true;
     return out;
   }

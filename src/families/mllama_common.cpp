@@ -8,6 +8,7 @@
 
 #include "blocks/seq2seq.hpp"
 #include "families/clip_common.hpp"
+#include "families/config_lists.hpp"
 #include "families/multimodal_common.hpp"
 
 namespace neurarch::families::mllama {
@@ -17,15 +18,6 @@ using graph::NodeType;
 
 namespace mllama_common_impl {
 namespace {
-
-std::vector<std::int64_t> int_list(const Config& c, std::string_view key, std::vector<std::int64_t> fallback) {
-  const auto* list = c.raw({key});
-  if (!list || !list->is_array()) return fallback;
-  std::vector<std::int64_t> out;
-  for (const auto& e : *list)
-    if (e.is_number_integer()) out.push_back(e.get<std::int64_t>());
-  return out;
-}
 
 // A learned table looked up by the image's aspect-ratio id and added, scaled by tanh(gate).
 Value gated_aspect_ratio(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module,
@@ -53,7 +45,7 @@ VisionOut vision(const BuildInput& in, GraphBuilder& b, const Config& c) {
   const std::int64_t patch = c.dim({"patch_size"}, 14);
   const std::int64_t tiles = c.dim({"max_num_tiles"}, 4);
   const std::string activation = c.text({"hidden_act"}, "gelu");
-  const auto indices = mllama_common_impl::int_list(c, "intermediate_layers_indices", {3, 7, 15, 23, 30});
+  const auto indices = index_list(c, "intermediate_layers_indices", {3, 7, 15, 23, 30});
   const auto* ratios = c.raw({"supported_aspect_ratios"});
   const std::int64_t aspect_rows = (ratios && ratios->is_array() ? static_cast<std::int64_t>(ratios->size()) : 8) + 1;
   // The position tables are sized by the configured tile, whatever --image-size says.
@@ -138,7 +130,7 @@ Text text(const Config& text_config) {
                     .positions = 131072, .activation = "silu", .tie_word_embeddings = false});
   t.vocab = s.vocab;
   s.vocab = t.vocab + 8;  // the embedding holds 8 rows past the LM head's vocabulary
-  t.cross_layers = mllama_common_impl::int_list(text_config, "cross_attention_layers", {3, 8, 13, 18, 23, 28, 33, 38});
+  t.cross_layers = index_list(text_config, "cross_attention_layers", {3, 8, 13, 18, 23, 28, 33, 38});
   return t;
 }
 

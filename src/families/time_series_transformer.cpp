@@ -18,6 +18,7 @@
 
 #include "blocks/seq2seq.hpp"
 #include "core/error.hpp"
+#include "families/config_lists.hpp"
 #include "families/time_series_common.hpp"
 
 namespace neurarch::families {
@@ -28,20 +29,6 @@ using namespace blocks;
 namespace time_series_transformer_impl {
 namespace {
 using graph::NodeType;
-
-std::vector<std::int64_t> int_list(const Config& c, std::string_view key, std::vector<std::int64_t> fallback) {
-  const auto* v = c.raw({key});
-  if (!v) return fallback;
-  if (!v->is_array()) throw Error(ErrorKind::InvalidInput, fmt::format("{}: key '{}'", c.origin(), key), "expected a list");
-  std::vector<std::int64_t> out;
-  for (const auto& e : *v) {
-    if (!e.is_number_integer() || e.get<std::int64_t>() < 0)
-      throw Error(ErrorKind::InvalidInput, fmt::format("{}: key '{}'", c.origin(), key),
-                  fmt::format("expected non-negative integers, found {}", e.dump()));
-    out.push_back(e.get<std::int64_t>());
-  }
-  return out;
-}
 
 struct Stack {
   std::int64_t layers, heads, ffn;
@@ -90,12 +77,12 @@ Value model(const BuildInput& in, GraphBuilder& b, const Variant& variant) {
   const std::int64_t prediction = c.dim({"prediction_length"});
   const std::int64_t context = c.has("context_length") ? c.dim({"context_length"}) : prediction;
   const std::int64_t input_size = c.dim({"input_size"}, 1);
-  const auto lags = int_list(c, "lags_sequence", {1, 2, 3, 4, 5, 6, 7});
+  const auto lags = count_list(c, "lags_sequence", {1, 2, 3, 4, 5, 6, 7});
   const std::int64_t time_features = c.integer({"num_time_features"}, 0);
   const std::int64_t dynamic_real = c.integer({"num_dynamic_real_features"}, 0);
   const std::int64_t static_real = c.integer({"num_static_real_features"}, 0);
   const std::int64_t static_categorical = c.integer({"num_static_categorical_features"}, 0);
-  std::vector<std::int64_t> cardinality = static_categorical > 0 ? int_list(c, "cardinality", {}) : std::vector<std::int64_t>{0};
+  std::vector<std::int64_t> cardinality = static_categorical > 0 ? count_list(c, "cardinality", {}) : std::vector<std::int64_t>{0};
   std::vector<std::int64_t> dims;
   if (static_categorical > 0) {
     if (static_cast<std::int64_t>(cardinality.size()) != static_categorical)
@@ -103,7 +90,7 @@ Value model(const BuildInput& in, GraphBuilder& b, const Variant& variant) {
                   "needs one entry per static categorical feature");
     std::vector<std::int64_t> fallback;
     for (auto card : cardinality) fallback.push_back(std::min<std::int64_t>(50, (card + 1) / 2));
-    dims = int_list(c, "embedding_dimension", fallback);
+    dims = count_list(c, "embedding_dimension", fallback);
     if (dims.size() != cardinality.size())
       throw Error(ErrorKind::InvalidInput, c.origin() + ": key 'embedding_dimension'",
                   "needs one entry per static categorical feature");

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "families/config_lists.hpp"
 #include "families/convnext_common.hpp"
 #include "families/family.hpp"
 #include "families/vit_common.hpp"
@@ -23,20 +24,6 @@ namespace vitdet_impl {
 namespace {
 
 using namespace blocks;
-
-std::vector<std::int64_t> index_list(const Config& c, std::string_view key) {
-  std::vector<std::int64_t> out;
-  const auto* v = c.raw({key});
-  if (!v || v->is_null()) return out;
-  if (!v->is_array())
-    throw Error(ErrorKind::InvalidInput, fmt::format("{}: key '{}'", c.origin(), key), "expected a list of layer indices");
-  for (const auto& e : *v) {
-    if (!e.is_number_integer())
-      throw Error(ErrorKind::InvalidInput, fmt::format("{}: key '{}'", c.origin(), key), "expected integer layer indices");
-    out.push_back(e.get<std::int64_t>());
-  }
-  return out;
-}
 
 bool listed(const std::vector<std::int64_t>& list, std::int64_t i) {
   return std::find(list.begin(), list.end(), i) != list.end();
