@@ -14,23 +14,10 @@ using namespace blocks;
 
 Value build(const BuildInput& in, GraphBuilder& b) {
   const Config text_config = in.config.child("text_config");
-  const Config vision_config = in.config.child("vision_config");
-  const std::int64_t projection = in.config.dim({"projection_dim"}, 768);
-  Value text_embeds, image_embeds;
-  {
-    graph::Nested nest(b, {.module = "text_model", .label = "Text_", .first_block = 0});
-    const BuildInput text{text_config, "AltRobertaSeriesModel", Head::Base, in.requested_seq,
-                          in.requested_image_size};
-    text_embeds = altclip::text_tower(text, b);
-  }
-  text_embeds = dense(b, text_embeds, "Text_Projection", Scope("text_projection"), text_embeds.shape.back(),
-                      projection, false);
-  {
-    graph::Nested nest(b, {.module = "", .label = "Vision_", .first_block = b.next_block()});
-    auto v = clip::vision_tower(in, b, vision_config, clip::Variant::Clip, Scope("vision_model"));
-    image_embeds = dense(b, v.pooled, "Visual_Projection", Scope("visual_projection"), v.hidden, projection, false);
-  }
-  return clip::contrastive_logits(b, text_embeds, image_embeds, {}, false);
+  return clip::with_text_tower(in, b, 768, [&] {
+    const BuildInput text{text_config, "AltRobertaSeriesModel", Head::Base, in.requested_seq, in.requested_image_size};
+    return altclip::text_tower(text, b);
+  });
 }
 
 }  // namespace

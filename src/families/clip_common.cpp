@@ -302,6 +302,25 @@ Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v) {
   return contrastive_logits(b, text_embeds, image_embeds, {1}, true);
 }
 
+Value with_text_tower(const BuildInput& in, GraphBuilder& b, std::int64_t projection_default,
+                      const std::function<Value()>& pooled_text) {
+  const Config vision_config = in.config.child("vision_config");
+  const std::int64_t projection = in.config.dim({"projection_dim"}, projection_default);
+  Value text_embeds, image_embeds;
+  {
+    graph::Nested nest(b, {.module = "text_model", .label = "Text_", .first_block = 0});
+    text_embeds = pooled_text();
+  }
+  text_embeds = dense(b, text_embeds, "Text_Projection", Scope("text_projection"), text_embeds.shape.back(),
+                      projection, false);
+  {
+    graph::Nested nest(b, {.module = "", .label = "Vision_", .first_block = b.next_block()});
+    auto v = vision_tower(in, b, vision_config, Variant::Clip, Scope("vision_model"));
+    image_embeds = dense(b, v.pooled, "Visual_Projection", Scope("visual_projection"), v.hidden, projection, false);
+  }
+  return contrastive_logits(b, text_embeds, image_embeds, {}, false);
+}
+
 Value contrastive_logits(GraphBuilder& b, const Value& text, const Value& image, const graph::Shape& scale_shape,
                          bool bias, std::string_view scale) {
   // Per sample: one logit per (image, text) pair; a batch makes the B x B matrix.

@@ -8,6 +8,7 @@
 // bidirectional, pools the last token and projects it with `head`; its vision tower has no class token,
 // layernorms the whole sequence and pools with a multi-head attention probe (`head`).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,6 +83,13 @@ Value clip_model(const BuildInput& in, GraphBuilder& b, const ClipDefaults& defa
 /// SiglipModel / Siglip2Model (both towers and the sigmoid logits) or, for Head::ImageClassification, the
 /// vision tower with a classifier over the mean of its post-layernormed sequence.
 Value siglip_model(const BuildInput& in, GraphBuilder& b, Variant v);
+
+/// A CLIPModel whose text tower is another family's (AltCLIP's XLM-RoBERTa, Chinese-CLIP's BERT): `pooled_text`
+/// builds the pooled text embedding inside text_model; then the text projection, CLIP's vision tower under
+/// vision_model with its projection (both without bias, to projection_dim, default `projection`) and the
+/// scaled cosine logits.
+Value with_text_tower(const BuildInput& in, GraphBuilder& b, std::int64_t projection,
+                      const std::function<Value()>& pooled_text);
 
 /// The node that compares the towers' embeddings: L2-normalise both, one matmul, times logit_scale.exp()
 /// (plus logit_bias for SigLIP). Owns `logit_scale` (and `logit_bias`) of shape `scale_shape`; `scale` renames the
