@@ -54,14 +54,20 @@ std::optional<std::int64_t> int_field(const Json& row, const char* key, const st
   return row[key].get<std::int64_t>();
 }
 
-// The optimizer as the row's source names it (the first word), in the planner's vocabulary.
-// transformers' own AdamW ("adamw_hf") steps one tensor at a time.
+// The optimizer as the row's source names it (the first word, `_` read as `-`: transformers' `optim`
+// values and bitsandbytes' class names come either way), in the planner's vocabulary. transformers' own
+// AdamW ("adamw_hf") steps one tensor at a time; torch.optim.Adam keeps the same two moments as AdamW.
 bool set_optimizer(plan::SetupChoices& c, const std::string& stated, std::vector<std::string>& missing) {
-  const std::string o = lower(stated.substr(0, stated.find_first_of(" ;(")));
+  std::string o = lower(stated.substr(0, stated.find_first_of(" ;(")));
+  std::replace(o.begin(), o.end(), '_', '-');
   static const std::map<std::string, std::string> kNames{
       {"adamw-hf", "adamw"},          {"adamw-torch", "adamw"},        {"adamw", "adamw"},
-      {"adamw-fused", "adamw-fused"}, {"adam-8bit", "adamw-8bit"},     {"adamw-8bit", "adamw-8bit"},
-      {"paged-adamw-8bit", "paged-adamw-8bit"}, {"paged-adamw-32bit", "paged-adamw"}, {"paged-adamw", "paged-adamw"},
+      {"adam", "adamw"},              {"torch.optim.adamw", "adamw"},  {"torch.optim.adam", "adamw"},
+      {"adamw-fused", "adamw-fused"}, {"adamw-torch-fused", "adamw-fused"},
+      {"adam-8bit", "adamw-8bit"},    {"adamw-8bit", "adamw-8bit"},    {"adamw-bnb-8bit", "adamw-8bit"},
+      {"adam8bit", "adamw-8bit"},     {"adamw8bit", "adamw-8bit"},
+      {"paged-adamw-8bit", "paged-adamw-8bit"}, {"paged-adam-8bit", "paged-adamw-8bit"},
+      {"paged-adamw-32bit", "paged-adamw"}, {"paged-adamw", "paged-adamw"}, {"pagedadamw", "paged-adamw"},
       {"adafactor", "adafactor"},     {"sgd", "sgd"},                  {"sgd-momentum", "sgd-momentum"},
       {"none", "none"}};
   const auto it = kNames.find(o);
@@ -74,15 +80,21 @@ bool set_optimizer(plan::SetupChoices& c, const std::string& stated, std::vector
   return true;
 }
 
+// The schema's spellings, and Lightning's (`bf16-mixed` is autocast, `bf16-true` the whole model in bf16).
 void set_precision(plan::SetupChoices& c, const PublishedRow& r, std::vector<std::string>& missing) {
   const std::string p = lower(r.precision);
-  if (starts_with(p, "fp32")) c.set("precision", "fp32");
-  else if (starts_with(p, "fp16-amp")) c.set("precision", "amp-fp16");
-  else if (starts_with(p, "bf16-amp")) c.set("precision", "amp-bf16");
-  else if (starts_with(p, "pure-bf16")) c.set("precision", "bf16");
-  else if (starts_with(p, "pure-fp16")) c.set("precision", "fp16");
+  if (starts_with(p, "fp32") || starts_with(p, "32-true") || starts_with(p, "32")) c.set("precision", "fp32");
+  else if (starts_with(p, "fp16-amp") || starts_with(p, "amp-fp16") || starts_with(p, "16-mixed") ||
+           starts_with(p, "fp16-mixed"))
+    c.set("precision", "amp-fp16");
+  else if (starts_with(p, "bf16-amp") || starts_with(p, "amp-bf16") || starts_with(p, "bf16-mixed"))
+    c.set("precision", "amp-bf16");
+  else if (starts_with(p, "pure-bf16") || starts_with(p, "bf16-true")) c.set("precision", "bf16");
+  else if (starts_with(p, "pure-fp16") || starts_with(p, "16-true") || starts_with(p, "fp16-true"))
+    c.set("precision", "fp16");
   // A 4-bit base computes in the stated dtype; only QLoRA quantizes the base.
-  else if (starts_with(p, "4bit-nf4") && r.mode == "qlora") c.set("precision", contains(p, "fp16") ? "fp16" : "bf16");
+  else if ((starts_with(p, "4bit-nf4") || starts_with(p, "nf4")) && r.mode == "qlora")
+    c.set("precision", contains(p, "fp16") ? "fp16" : "bf16");
   else missing.push_back(fmt::format("precision '{}'", r.precision));
   // The block constants as stated: litgpt's bnb.nf4 / bnb.nf4-dq, or "double quant" in words.
   if (r.mode == "qlora") {
@@ -95,7 +107,9 @@ void set_precision(plan::SetupChoices& c, const PublishedRow& r, std::vector<std
 void set_software(plan::SetupChoices& c, const PublishedRow& r, std::vector<std::string>& missing) {
   const std::string f = lower(r.framework), v = lower(r.versions);
   std::smatch m;
-  if (starts_with(f, "hf trainer") || starts_with(f, "transformers trainer")) {
+  // TRL's SFTTrainer and Axolotl run transformers' Trainer loop; Accelerate leaves the loop to the script.
+  if (starts_with(f, "hf trainer") || starts_with(f, "transformers trainer") || contains(f, "sfttrainer") ||
+      starts_with(f, "trl") || starts_with(f, "axolotl")) {
     static const std::regex kTransformers(R"(transformers\s*~?\s*(\d+\.\d+))");
     c.set("framework", std::regex_search(v, m, kTransformers) ? "hf-trainer@" + m[1].str() : "hf-trainer");
   } else if (starts_with(f, "litgpt")) {
@@ -104,7 +118,7 @@ void set_software(plan::SetupChoices& c, const PublishedRow& r, std::vector<std:
     c.set("framework", "torchtune");
   } else if (contains(f, "peft")) {
     c.set("framework", "peft");
-  } else if (!starts_with(f, "plain pytorch loop")) {
+  } else if (!starts_with(f, "plain pytorch loop") && !starts_with(f, "accelerate")) {
     // A plain loop sets nothing beyond what the row states; anything else needs a preset.
     missing.push_back(fmt::format("framework '{}' (no preset)", r.framework));
   }
@@ -208,9 +222,13 @@ RowSetup row_setup(const PublishedRow& r, const std::string& architecture) {
   else if (r.mode != "full" && r.mode != "lora") s.missing.push_back(fmt::format("mode '{}'", r.mode));
   set_precision(c, r, s.missing);
   set_optimizer(c, r.optimizer, s.missing);
+  // FlashAttention-2 keeps what SDPA's flash kernel keeps (the output and its log-sum-exp); SDPA's math
+  // backend keeps the probabilities, as eager attention does.
   const std::string attention = lower(r.attention);
-  if (starts_with(attention, "eager")) c.set("attention", "eager");
-  else if (starts_with(attention, "sdpa") || attention.empty()) c.set("attention", "sdpa");
+  if (starts_with(attention, "eager") || contains(attention, "math")) c.set("attention", "eager");
+  else if (starts_with(attention, "sdpa") || contains(attention, "flash") || starts_with(attention, "fa2") ||
+           attention.empty())
+    c.set("attention", "sdpa");
   else s.missing.push_back(fmt::format("attention '{}'", r.attention));
   c.set("batch", std::to_string(r.batch));
   if (r.grad_checkpointing) c.set("grad_checkpointing", "true");
@@ -223,9 +241,10 @@ RowSetup row_setup(const PublishedRow& r, const std::string& architecture) {
   else if (contains(r.notes, "logits.sum()")) c.set("loss", "logits-sum");
 
   const std::string m = lower(r.metric);
-  if (starts_with(m, "max_memory_allocated") || starts_with(m, "peak active")) s.metric = "allocated";
-  else if (starts_with(m, "max_memory_reserved")) s.metric = "reserved";
-  else if (starts_with(m, "nvidia-smi")) s.metric = "device";
+  if (contains(m, "max_memory_allocated") || starts_with(m, "peak active") || contains(m, "peak allocated"))
+    s.metric = "allocated";
+  else if (contains(m, "max_memory_reserved") || contains(m, "peak reserved")) s.metric = "reserved";
+  else if (starts_with(m, "nvidia-smi") || starts_with(m, "nvml")) s.metric = "device";
   else s.missing.push_back(fmt::format("metric '{}'", r.metric));
 
   // The head the row trained ("ForSequenceClassification(...)") on the config's own model prefix.

@@ -56,6 +56,39 @@ TEST(PublishedPeaks, ARowTheVocabularyCannotStateIsListedNotSkipped) {
   EXPECT_NE(s.missing[2].find("lion"), std::string::npos);
 }
 
+TEST(PublishedPeaks, OtherFrameworksSpellingsOfTheSameSetupAreRead) {
+  calibration::PublishedRow row;
+  row.id = "spelled-otherwise";
+  row.mode = "full";
+  row.precision = "bf16-mixed";                 // Lightning's name for bf16 autocast
+  row.optimizer = "adamw_torch_fused (TrainingArguments optim)";
+  row.metric = "torch.cuda.max_memory_allocated()";
+  row.attention = "flash_attention_2";
+  row.framework = "TRL SFTTrainer";
+  row.versions = "transformers 4.46, torch 2.5.1";
+  auto s = calibration::row_setup(row, "LlamaForCausalLM");
+  ASSERT_TRUE(s.missing.empty()) << s.missing.front();
+  EXPECT_EQ(*s.choices.get("precision"), "amp-bf16");
+  EXPECT_EQ(*s.choices.get("optimizer"), "adamw-fused");
+  EXPECT_EQ(*s.choices.get("attention"), "sdpa");
+  EXPECT_EQ(*s.choices.get("framework"), "hf-trainer@4.46");
+  EXPECT_EQ(*s.choices.get("era"), "torch2-cuda12");
+  EXPECT_EQ(s.metric, "allocated");
+
+  row.precision = "bf16-true";
+  row.optimizer = "paged_adamw_8bit";
+  row.attention = "sdpa (math backend)";
+  row.metric = "max_memory_reserved";
+  row.framework = "Accelerate (custom loop)";
+  s = calibration::row_setup(row, "LlamaForCausalLM");
+  ASSERT_TRUE(s.missing.empty()) << s.missing.front();
+  EXPECT_EQ(*s.choices.get("precision"), "bf16");
+  EXPECT_EQ(*s.choices.get("optimizer"), "paged-adamw-8bit");
+  EXPECT_EQ(*s.choices.get("attention"), "eager");  // SDPA's math backend keeps the probabilities
+  EXPECT_EQ(s.choices.get("framework"), nullptr);  // a script's own loop: nothing beyond the row
+  EXPECT_EQ(s.metric, "reserved");
+}
+
 TEST(PublishedPeaks, RowsBreakingTheSchemaNameTheRow) {
   const auto file = fs::temp_directory_path() / "neurarch_published_bad.json";
   {
