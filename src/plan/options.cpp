@@ -67,7 +67,9 @@ const std::vector<OptionSpec> kOptions{
     {"lora_dropout", K::Number, {}, 0, 0.99, "", "LoRA dropout (default from data/runtime.json)", "--lora-dropout",
      "lora.dropout"},
     {"lora_targets", K::TextList, {}, 0, 64, "",
-     "module names to adapt (default: every linear but the head; name the head to adapt it)", "--lora-targets",
+     "module names to adapt, as PEFT's target_modules (a name or a dotted suffix; all-linear, the default: every "
+     "linear but the head; name the head to adapt it)",
+     "--lora-targets",
      "lora.targets"},
     {"lora_adapter_dtype", K::Choice, {"fp32", "base"}, 0, 0, "fp32",
      "fp32 (PEFT up-casts adapters) | base (torchtune, litgpt: the base's dtype)", "--lora-adapter-dtype", ""},
@@ -308,6 +310,8 @@ PlanOptions plan_options(const SetupChoices& choices, const Runtime& runtime) {
       }
       start = comma + 1;
     }
+    // PEFT's "all-linear": every linear but the output layer, which is the planner's default.
+    if (targets == std::vector<std::string>{"all-linear"}) targets.clear();
     o.full.lora_targets = o.lora.lora_targets = targets;
   }
   o.run = {as_int(full_values, "epochs", 10), as_int(full_values, "global_batch", 32),

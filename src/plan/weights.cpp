@@ -1,10 +1,26 @@
 #include "plan/weights.hpp"
 
 #include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
 
 namespace neurarch::plan {
 namespace {
 using graph::NodeType;
+
+// PEFT's target_modules list: a module is adapted when its dotted name is a target or ends with "." and one
+// (peft/tuners/tuners_utils.py, check_target_module_exists), so "q_proj" and "self_attn.q_proj" both name it.
+bool targeted(const std::vector<std::string>& targets, const std::string& tensor_name) {
+  const auto dot = tensor_name.rfind('.');
+  const std::string_view module = std::string_view(tensor_name).substr(0, dot == std::string::npos ? 0 : dot);
+  for (const auto& t : targets)
+    if (module == t || (module.size() > t.size() && module.ends_with(t) && module[module.size() - t.size() - 1] == '.'))
+      return true;
+  return false;
+}
 
 bool uses_matmul(NodeType t) {
   switch (t) {
@@ -56,8 +72,7 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions, bare and stacked
     // parameters (expert matrices, nn.MultiheadAttention's in_proj_weight, Gemma 3's mm_input_projection_weight)
     // are left alone: only a tensor declared TensorRole::Linear is adapted.
-    const bool named = !s.lora_targets.empty() && std::find(s.lora_targets.begin(), s.lora_targets.end(),
-                                                            leaf_module(t.name)) != s.lora_targets.end();
+    const bool named = !s.lora_targets.empty() && targeted(s.lora_targets, t.name);
     // A head is adapted only when it is named (PEFT target "lm_head", litgpt's lora_head).
     r.lora_target = r.matmul && t.role == graph::TensorRole::Linear && (!r.head || named) &&
                     node.type != NodeType::PatchEmbed && (s.lora_targets.empty() || named);
@@ -71,6 +86,19 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
       if (s.dora) r.dora_parameters = t.shape[0];
       r.lora_parameters += r.dora_parameters;
     }
+  }
+  // PEFT refuses targets that name no module ("Target modules ... not found in the base model"); a plan that
+  // adapted nothing would be a plan of a job that never starts.
+  if (s.mode != Mode::Full && !s.lora_targets.empty() &&
+      std::none_of(roles.begin(), roles.end(), [](const WeightRole& r) { return r.lora_target; })) {
+    std::set<std::string> linears;
+    for (std::size_t i = 0; i < g.tensors.size(); ++i)
+      if (roles[i].matmul && g.tensors[i].role == graph::TensorRole::Linear) linears.insert(leaf_module(g.tensors[i].name));
+    std::string names, known;
+    for (const auto& t : s.lora_targets) names += (names.empty() ? "" : ", ") + t;
+    for (const auto& l : linears) known += (known.empty() ? "" : ", ") + l;
+    throw Error(ErrorKind::InvalidInput, "--lora-targets",
+                fmt::format("{} names no linear of this model (its linears: {})", names, known.empty() ? "none" : known));
   }
   return roles;
 }

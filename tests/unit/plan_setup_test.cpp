@@ -238,6 +238,28 @@ TEST(PlanSetup, AdapterDtypeAndDora) {
   EXPECT_EQ(head.trainable_parameters(), 2 * (16 + 8) + 2 * (10 + 8));
 }
 
+TEST(PlanSetup, LoraTargetsAreMatchedAsPeftMatchesThem) {
+  auto g = tiny_mlp_lm(4);
+  plan::Setup s = with(Precision::Bf16);
+  s.mode = Mode::LoRA;
+  s.lora_rank = 2;
+  const std::int64_t fc1 = 2 * (16 + 8);
+  s.lora_targets = {"mlp.fc1"};  // a dotted suffix of the module's name
+  EXPECT_EQ(MemoryModel(g, s, exact_runtime()).trainable_parameters(), fc1);
+  s.lora_targets = {"fc"};  // not a whole name: PEFT matches none, and refuses
+  try {
+    MemoryModel none(g, s, exact_runtime());
+    FAIL() << "targets naming no module were planned";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--lora-targets"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("fc1, fc2"), std::string::npos) << e.what();
+  }
+  // PEFT's "all-linear" is the default: every linear but the head.
+  SetupChoices c;
+  c.set_list("lora_targets", {"all-linear"});
+  EXPECT_TRUE(plan_options(c, default_runtime()).lora.lora_targets.empty());
+}
+
 TEST(PlanSetup, LoadThenQuantizeHasALoadPhase) {
   auto g = tiny_mlp_lm(4);
   plan::Setup s = with(Precision::Bf16);
