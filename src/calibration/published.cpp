@@ -107,9 +107,11 @@ void set_precision(plan::SetupChoices& c, const PublishedRow& r, std::vector<std
 void set_software(plan::SetupChoices& c, const PublishedRow& r, std::vector<std::string>& missing) {
   const std::string f = lower(r.framework), v = lower(r.versions);
   std::smatch m;
-  // TRL's SFTTrainer and Axolotl run transformers' Trainer loop; Accelerate leaves the loop to the script.
+  // TRL's SFTTrainer, Axolotl and LLaMA-Factory run transformers' Trainer loop; Accelerate leaves the loop
+  // to the script.
   if (starts_with(f, "hf trainer") || starts_with(f, "transformers trainer") || contains(f, "sfttrainer") ||
-      starts_with(f, "trl") || starts_with(f, "axolotl")) {
+      starts_with(f, "trl") || starts_with(f, "axolotl") || starts_with(f, "llama-factory") ||
+      starts_with(f, "llamafactory")) {
     static const std::regex kTransformers(R"(transformers\s*~?\s*(\d+\.\d+))");
     c.set("framework", std::regex_search(v, m, kTransformers) ? "hf-trainer@" + m[1].str() : "hf-trainer");
   } else if (starts_with(f, "litgpt")) {
@@ -134,11 +136,48 @@ std::string model_file(const std::string& model) {
   return name + ".json";
 }
 
+std::string flags_of(const plan::SetupChoices& c) {
+  std::string out;
+  for (const auto& [name, value] : c.values()) {
+    const auto* spec = plan::find_option(name);
+    out += fmt::format("{}{} {}", out.empty() ? "" : " ", spec ? spec->cli : name, value);
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether every part of a catalogue name ("A100-80GB": a100, 80gb) stands as a word of the GPU text, so
+// that "NVIDIA A100-SXM4-80GB" and "A100 (80 GB)" name the A100-80GB and "L40S" does not name the L4.
+bool names_card(const std::string& gpu_text, const std::string& card) {
+  static const std::regex kSpacedUnit(R"((\d)\s+gb)");
+  const std::string g = std::regex_replace(lower(gpu_text), kSpacedUnit, "$1gb");
+  const std::string name = lower(card);
+  for (std::size_t start = 0; start < name.size();) {
+    const std::size_t dash = std::min(name.find('-', start), name.size());
+    const std::string part = name.substr(start, dash - start);
+    bool found = false;
+    for (std::size_t at = g.find(part); at != std::string::npos && !found; at = g.find(part, at + 1)) {
+      const bool before = at == 0 || !std::isalnum(static_cast<unsigned char>(g[at - 1]));
+      const std::size_t end = at + part.size();
+      const bool after = end == g.size() || !std::isalnum(static_cast<unsigned char>(g[end]));
+      found = before && after;
+    }
+    if (!part.empty() && !found) return false;
+    start = dash + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
 // A catalogue card named in the row's GPU text, else the stated "NN GB" as GiB.
 std::optional<plan::Card> card_of(const std::string& gpu) {
   const std::string g = lower(gpu);
   for (const auto& c : plan::default_cards())
-    if (contains(g, lower(c.name))) return c;
+    if (names_card(gpu, c.name)) return c;
   static const std::regex kGb(R"((\d+)\s*gb)");
   std::smatch m;
   if (!std::regex_search(g, m, kGb)) return std::nullopt;
@@ -151,16 +190,6 @@ std::optional<plan::Card> card_of(const std::string& gpu) {
   return c;
 }
 
-std::string flags_of(const plan::SetupChoices& c) {
-  std::string out;
-  for (const auto& [name, value] : c.values()) {
-    const auto* spec = plan::find_option(name);
-    out += fmt::format("{}{} {}", out.empty() ? "" : " ", spec ? spec->cli : name, value);
-  }
-  return out;
-}
-
-}  // namespace
 
 std::vector<PublishedRow> read_published(const fs::path& file) {
   Json j;

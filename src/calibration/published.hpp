@@ -40,6 +40,10 @@ struct RowSetup {
 };
 RowSetup row_setup(const PublishedRow& row, const std::string& config_architecture);
 
+/// The catalogue card the row's GPU text names ("NVIDIA A100-SXM4-80GB", "L40S 48GB"), else a card of the
+/// stated "NN GB" read as GiB; nullopt when neither is there. Only its memory matters (out-of-memory rows).
+std::optional<plan::Card> card_of(const std::string& gpu_text);
+
 struct PublishedResult {
   const PublishedRow* row = nullptr;
   std::string source;  ///< the group it is summarised in

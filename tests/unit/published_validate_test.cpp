@@ -89,6 +89,20 @@ TEST(PublishedPeaks, OtherFrameworksSpellingsOfTheSameSetupAreRead) {
   EXPECT_EQ(s.metric, "reserved");
 }
 
+TEST(PublishedPeaks, TheRowsGpuTextNamesItsCard) {
+  auto name = [](const std::string& text) {
+    const auto c = calibration::card_of(text);
+    return c ? c->name : std::string("none");
+  };
+  EXPECT_EQ(name("NVIDIA A100-SXM4-80GB"), "A100-80GB");
+  EXPECT_EQ(name("A100 (40 GB)"), "A100-40GB");
+  EXPECT_EQ(name("1x NVIDIA L40S 48GB"), "L40S");  // not the L4
+  EXPECT_EQ(name("RTX 4090 24 GB"), "RTX-4090");
+  EXPECT_EQ(name("RTX 3090 24GB"), "RTX 3090 24GB");  // not in the catalogue: its stated memory
+  EXPECT_EQ(calibration::card_of("RTX 3090 24GB")->memory_bytes, std::int64_t{24} << 30);
+  EXPECT_EQ(name("a GPU"), "none");
+}
+
 TEST(PublishedPeaks, RowsBreakingTheSchemaNameTheRow) {
   const auto file = fs::temp_directory_path() / "neurarch_published_bad.json";
   {
