@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "families/config_lists.hpp"
 #include "families/hybrid_common.hpp"
 #include "families/llama_common.hpp"
 
@@ -19,23 +20,9 @@ using namespace blocks;
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
-  decoder::DecoderSpec s = decoder::read_llama_config(
-      c, {.vocab = 128000, .hidden = 4096, .intermediate = 14336, .layers = 32, .heads = 32, .kv_heads = 8,
-          .positions = 262144, .activation = "silu", .tie_word_embeddings = false});
-  const bool bias = c.flag({"attention_bias"}, false);
-  s.qkv_bias = bias;
-  s.o_bias = bias;
-  s.mlp_bias = c.flag({"mlp_bias"}, false);
-  s.down_bias = s.mlp_bias;
-  s.attention_dropout = c.number({"attention_dropout"}, 0.0);
-  s.names.mlp = "feed_forward";
-  s.names.pre_ffn_norm = "pre_ff_layernorm";
-  s.names.final_norm = "final_layernorm";
+  decoder::DecoderSpec s = hybrid::llama_shaped_spec(c, 262144);
 
-  std::vector<std::int64_t> attention_layers;
-  if (const auto* listed = c.raw({"attn_layer_indices"}); listed && listed->is_array())
-    for (const auto& v : *listed)
-      if (v.is_number_integer()) attention_layers.push_back(v.get<std::int64_t>());
+  const std::vector<std::int64_t> attention_layers = index_list(c, "attn_layer_indices");
   const MambaMixerSpec mixer = hybrid::mamba2_mixer(c, s.hidden, {.heads = 128, .state = 256});
   s.attention_override = [mixer, attention_layers](GraphBuilder& gb, const Value& x, std::int64_t i,
                                                    const Scope& layer) {

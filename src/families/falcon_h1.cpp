@@ -20,18 +20,7 @@ using graph::NodeType;
 
 graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
   const Config& c = in.config;
-  decoder::DecoderSpec s = decoder::read_llama_config(
-      c, {.vocab = 128000, .hidden = 4096, .intermediate = 14336, .layers = 32, .heads = 32, .kv_heads = 8,
-          .positions = 8192, .activation = "silu", .tie_word_embeddings = false});
-  const bool bias = c.flag({"attention_bias"}, false);
-  s.qkv_bias = bias;
-  s.o_bias = bias;
-  s.mlp_bias = c.flag({"mlp_bias"}, false);
-  s.down_bias = s.mlp_bias;
-  s.attention_dropout = c.number({"attention_dropout"}, 0.0);
-  s.names.mlp = "feed_forward";
-  s.names.pre_ffn_norm = "pre_ff_layernorm";
-  s.names.final_norm = "final_layernorm";
+  decoder::DecoderSpec s = hybrid::llama_shaped_spec(c, 8192);
 
   // An explicit null mamba_d_ssm means expand x hidden; an absent one, the config class's default (1024).
   const auto& j = c.json();

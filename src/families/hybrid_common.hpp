@@ -5,6 +5,7 @@
 
 #include "blocks/ssm.hpp"
 #include "families/family.hpp"
+#include "families/llama_common.hpp"
 
 namespace neurarch::families::hybrid {
 
@@ -17,5 +18,10 @@ struct Mamba2Defaults {
 /// A Mamba-2 mixer from mamba_n_heads, mamba_d_head ("auto": inner / heads), mamba_n_groups, mamba_d_state,
 /// mamba_d_conv, mamba_expand, mamba_conv_bias and mamba_proj_bias; `inner` as the caller decides.
 blocks::MambaMixerSpec mamba2_mixer(const Config& c, std::int64_t hidden, const Mamba2Defaults& d);
+
+/// The Llama-shaped part both configs state alike: read_llama_config with their class defaults (only
+/// max_position_embeddings differs), attention_bias on q/k/v/o, mlp_bias on the MLP, attention_dropout, and
+/// the modules named feed_forward, pre_ff_layernorm and final_layernorm.
+decoder::DecoderSpec llama_shaped_spec(const Config& c, std::int64_t positions);
 
 }  // namespace neurarch::families::hybrid
