@@ -188,7 +188,7 @@ void SetupChoices::set_list(std::string_view name, const std::vector<std::string
   if (static_cast<double>(items.size()) > o->max) bad(name, fmt::format("at most {} names", o->max));
   std::string joined;
   for (const auto& i : items) {
-    if (i.empty() || i.size() > 64 || i.find(',') != std::string::npos) bad(name, fmt::format("bad module name '{}'", i));
+    if (i.empty() || i.size() > 64 || i.find(',') != std::string::npos) bad(name, fmt::format("bad module name {:?}", i));
     joined += (joined.empty() ? "" : ",") + i;
   }
   values_[std::string(name)] = joined;

@@ -95,7 +95,8 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     for (std::size_t i = 0; i < g.tensors.size(); ++i)
       if (roles[i].matmul && g.tensors[i].role == graph::TensorRole::Linear) linears.insert(leaf_module(g.tensors[i].name));
     std::string names, known;
-    for (const auto& t : s.lora_targets) names += (names.empty() ? "" : ", ") + t;
+    // Quoted and escaped: a target is the user's text, and an error is one line.
+    for (const auto& t : s.lora_targets) names += fmt::format("{}{:?}", names.empty() ? "" : ", ", t);
     for (const auto& l : linears) known += (known.empty() ? "" : ", ") + l;
     throw Error(ErrorKind::InvalidInput, "--lora-targets",
                 fmt::format("{} names no linear of this model (its linears: {})", names, known.empty() ? "none" : known));

@@ -254,6 +254,14 @@ TEST(PlanSetup, LoraTargetsAreMatchedAsPeftMatchesThem) {
     EXPECT_NE(std::string(e.what()).find("--lora-targets"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("fc1, fc2"), std::string::npos) << e.what();
   }
+  s.lora_targets = {"q\nproj"};  // the user's text, escaped: an error is one line
+  try {
+    MemoryModel none(g, s, exact_runtime());
+    FAIL() << "targets naming no module were planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"q\\nproj\""), std::string::npos) << e.what();
+  }
   // PEFT's "all-linear" is the default: every linear but the head.
   SetupChoices c;
   c.set_list("lora_targets", {"all-linear"});
