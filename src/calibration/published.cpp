@@ -83,7 +83,7 @@ bool set_optimizer(plan::SetupChoices& c, const std::string& stated, std::vector
 // The schema's spellings, and Lightning's (`bf16-mixed` is autocast, `bf16-true` the whole model in bf16).
 void set_precision(plan::SetupChoices& c, const PublishedRow& r, std::vector<std::string>& missing) {
   const std::string p = lower(r.precision);
-  if (starts_with(p, "fp32") || starts_with(p, "32-true") || starts_with(p, "32")) c.set("precision", "fp32");
+  if (starts_with(p, "fp32") || starts_with(p, "32")) c.set("precision", "fp32");  // Lightning: "32", "32-true"
   else if (starts_with(p, "fp16-amp") || starts_with(p, "amp-fp16") || starts_with(p, "16-mixed") ||
            starts_with(p, "fp16-mixed"))
     c.set("precision", "amp-fp16");
@@ -124,10 +124,17 @@ void set_software(plan::SetupChoices& c, const PublishedRow& r, std::vector<std:
     // A plain loop sets nothing beyond what the row states; anything else needs a preset.
     missing.push_back(fmt::format("framework '{}' (no preset)", r.framework));
   }
-  static const std::regex kTorch(R"((?:pytorch|torch)\s*(\d+)\.)");
+  // A stated torch version names the era; otherwise a versioned framework preset carries its own, and an
+  // old CUDA alone says torch 1.x.
+  static const std::regex kTorch(R"((?:pytorch|torch)\s*(\d+)\.(\d+))");
   static const std::regex kOldCuda(R"(cuda\s*(?:10\.|11\.[0-6]\b))");
-  if (std::regex_search(v, m, kTorch)) c.set("era", std::stoi(m[1].str()) >= 2 ? "torch2-cuda12" : "torch1-cuda11");
-  else if (std::regex_search(v, kOldCuda)) c.set("era", "torch1-cuda11");
+  if (std::regex_search(v, m, kTorch)) {
+    const int major = std::stoi(m[1].str()), minor = std::stoi(m[2].str());
+    c.set("era", major >= 2 ? "torch2-cuda12" : minor <= 10 ? "torch1.10-cuda11" : "torch1-cuda11");
+  } else if (std::regex_search(v, kOldCuda)) {
+    const auto* framework = c.get("framework");
+    if (!framework || framework->find('@') == std::string::npos) c.set("era", "torch1-cuda11");
+  }
 }
 
 std::string model_file(const std::string& model) {
@@ -144,10 +151,6 @@ std::string flags_of(const plan::SetupChoices& c) {
   }
   return out;
 }
-
-}  // namespace
-
-namespace {
 
 // Whether every part of a catalogue name ("A100-80GB": a100, 80gb) stands as a word of the GPU text, so
 // that "NVIDIA A100-SXM4-80GB" and "A100 (80 GB)" name the A100-80GB and "L40S" does not name the L4.

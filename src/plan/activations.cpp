@@ -184,6 +184,14 @@ class Builder {
   // by a noise tensor of the dropped tensor's own dtype and keeps that (dropout_mask_bytes 0).
   int mask_bytes(int dropped_bytes) const { return s_.dropout_mask_bytes > 0 ? s_.dropout_mask_bytes : dropped_bytes; }
 
+  // A softmax keeps its result for backward; torch <= 1.10 keeps its input as well (the input as softmax
+  // saw it: an fp32 softmax's is the fp32 cast, the same size as the result).
+  void softmax(NodeActivations& a, std::string_view what, std::int64_t elements, int bytes) const {
+    a.saved.push_back({fmt::format("{} (softmax output)", what), elements, bytes});
+    if (s_.softmax_saves_input)
+      a.saved.push_back({fmt::format("{}: softmax input (torch <= 1.10 keeps it)", what), elements, bytes});
+  }
+
   void output_dropout(NodeActivations& a, const Node& n) {
     if (n.dropout > 0) a.saved.push_back({"dropout mask", tokens_of(n.out) * n.out.back(), mask_bytes(p_.compute)});
   }
@@ -492,7 +500,7 @@ class Builder {
       // Softmax runs in fp32 under autocast, and wherever the family's eager path asks for it; the
       // product with v then reads a cast back to the compute dtype, which it keeps.
       const bool fp32_softmax = p_.autocast || at.softmax_fp32;
-      a.saved.push_back({"attention probabilities (softmax output)", scores, fp32_softmax ? 4 : c});
+      softmax(a, "attention probabilities", scores, fp32_softmax ? 4 : c);
       if (fp32_softmax && c < 4) a.saved.push_back({"attention probabilities (cast for PV)", scores, c});
       // Under autocast the additive mask (fp32) promotes the masked sum to fp32; in pure half it stays half.
       if (at.clamped_scores)
@@ -654,7 +662,7 @@ class Builder {
     const std::size_t shared_down = shared_first + shared_inputs;
     if (m.shared_gate) readers.push_back(shared_down + (shared_inputs ? 1 : 0));
     linear_inputs(a, n, readers, tokens * d_in, in_bytes, "router and shared expert input");
-    a.saved.push_back({"router probabilities (fp32 softmax)", tokens * m.experts, 4});
+    softmax(a, "router probabilities (fp32)", tokens * m.experts, 4);
     a.saved.push_back({"top-k expert indices", routed, 8});
     a.saved.push_back({"top-k routing weights", routed, 4});
 
@@ -840,7 +848,7 @@ class Builder {
     a.saved.push_back({"projected values, per level (grid_sample input)", per_query * da.value_len * d,
                        sampled_bytes});
     a.saved.push_back({"sampling grids (grid_sample input)", weights * 2, sampled_bytes});
-    a.saved.push_back({"attention weights (softmax output)", weights, p_.autocast ? 4 : c});
+    softmax(a, "attention weights", weights, p_.autocast ? 4 : c);
     a.saved.push_back({"attention weights, transposed copy (for the weighted sum)", weights, sampled_bytes});
     a.saved.push_back({"sampled values (grid_sample outputs, stacked)", tokens * d * da.samples, sampled_bytes});
     linear_inputs(a, n, 3, 1, tokens * d, sampled_bytes, "output projection input");

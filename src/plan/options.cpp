@@ -21,8 +21,8 @@ const std::vector<OptionSpec> kOptions{
      "set the defaults below as this framework documents them (NAME or NAME@VERSION, e.g. hf-trainer@4.15); "
      "explicit options override",
      "--framework", "framework"},
-    {"era", K::Choice, {"torch1-cuda11", "torch2-cuda12"}, 0, 0, "",
-     "software generation: CUDA context size, zero_grad and optimizer defaults (data/setups.json)", "--era",
+    {"era", K::Choice, {"torch1.10-cuda11", "torch1-cuda11", "torch2-cuda12"}, 0, 0, "",
+     "software generation: CUDA context size, zero_grad, optimizer and softmax defaults (data/setups.json)", "--era",
      "versions"},
     {"batch", K::Integer, {}, 1, 65536, "1", "batch size of the memory breakdown", "--batch", "batch"},
     {"attention", K::Choice, {"sdpa", "eager"}, 0, 0, "sdpa", "attention implementation", "--attention", "attention"},
@@ -47,6 +47,9 @@ const std::vector<OptionSpec> kOptions{
     {"keep_gradients", K::Boolean, {}, 0, 0, "",
      "gradient buffers live between steps (zero_grad(set_to_none=False), torch < 2.0's default)",
      "--keep-gradients", ""},
+    {"softmax_saves_input", K::Boolean, {}, 0, 0, "",
+     "softmax and log_softmax keep their input for backward besides their result (torch <= 1.10)",
+     "--softmax-saves-input", ""},
     {"hold_outputs", K::Boolean, {}, 0, 0, "true",
      "the loop keeps the model's outputs (logits) through backward, as `outputs = model(**batch)` does; "
      "HF Trainer and torchtune drop them first",
@@ -232,6 +235,7 @@ Setup setup_from(const std::map<std::string, std::string>& v, const Runtime& rt)
   s.grad_checkpointing = flag("grad_checkpointing", s.grad_checkpointing);
   s.keep_gradients = flag("keep_gradients", s.keep_gradients);
   s.hold_outputs = flag("hold_outputs", s.hold_outputs);
+  s.softmax_saves_input = flag("softmax_saves_input", s.softmax_saves_input);
   s.untie_head = flag("untie_head", s.untie_head);
   s.quantize_head = flag("quantize_head", s.quantize_head);
   // Accumulating gradients means the buffers exist before every micro-batch but the first.
@@ -275,6 +279,7 @@ PlanOptions plan_options(const SetupChoices& choices, const Runtime& runtime) {
       const Era& era = find_era(era_name);
       v.emplace("keep_gradients", option_text(era.keep_gradients));
       v.emplace("optimizer_foreach", option_text(era.optimizer_foreach));
+      v.emplace("softmax_saves_input", option_text(era.softmax_saves_input));
     }
     for (const auto& [k, val] : given) v[k] = val;
     return v;

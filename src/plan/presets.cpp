@@ -41,7 +41,8 @@ Data load() {
     const auto j = nlohmann::json::parse(embedded_data("setups.json"));
     for (const auto& [name, e] : j.at("eras").items())
       d.eras.push_back({name, e.at("cuda_context_bytes").get<std::int64_t>(), e.at("keep_gradients").get<bool>(),
-                        e.at("optimizer_foreach").get<bool>(), e.at("source").get<std::string>()});
+                        e.at("optimizer_foreach").get<bool>(), e.at("softmax_saves_input").get<bool>(),
+                        e.at("source").get<std::string>()});
     for (const auto& [framework, f] : j.at("frameworks").items()) {
       for (const auto& v : f.at("versions")) {
         Preset p;

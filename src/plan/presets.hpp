@@ -14,6 +14,7 @@ struct Era {
   std::int64_t cuda_context_bytes = 0;
   bool keep_gradients = false;
   bool optimizer_foreach = true;
+  bool softmax_saves_input = false;
   std::string source;
 };
 

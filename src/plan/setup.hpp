@@ -61,6 +61,9 @@ struct Setup {
   bool grad_checkpointing = false;
   /// zero_grad(set_to_none=False) (torch < 2.0's default): gradient buffers live through the step.
   bool keep_gradients = false;
+  /// torch <= 1.10's softmax and log_softmax keep their input for backward besides their result
+  /// (_softmax_backward_data took the input tensor; torch 1.11 passes its dtype): data/setups.json's eras.
+  bool softmax_saves_input = false;
   /// The loop keeps the model's outputs (the logits) until the next step's forward returns
   /// (`outputs = model(**batch); outputs.loss.backward()`, litgpt's `logits = model(x)`): they live
   /// through backward and beside the next step's. HF Trainer's compute_loss and torchtune's recipes

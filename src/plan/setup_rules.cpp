@@ -102,7 +102,10 @@ LossMemory loss_memory(const Setup& s, std::int64_t tokens, std::int64_t vocab, 
     // run; fp32 logits are used as they are), log_softmax saved in fp32; since 4.46 the labels are shifted,
     // not the logits, so no shifted copy is made (CPU-measured, docs/cpu-memory.md). Backward starts with
     // the fp32 gradient and its cast back to the compute dtype.
-    case Loss::CrossEntropy: return {full * c, full * 4, c < 4 ? full * 4 : 0, full * (4 + c)};
+    // torch <= 1.10's log_softmax keeps its input as well: the up-cast copy then lives until backward.
+    case Loss::CrossEntropy:
+      if (s.softmax_saves_input && c < 4) return {full * c, 2 * full * 4, 0, full * (4 + c)};
+      return {full * c, full * 4, c < 4 ? full * 4 : 0, full * (4 + c)};
     // Chunked CE in the compute dtype (litgpt chunked_cross_entropy, torchtune's chunked output loss):
     // each chunk's log-probabilities are kept; one chunk is up-cast at a time; the logits' gradient
     // is assembled at full size.

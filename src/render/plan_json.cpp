@@ -31,6 +31,7 @@ Json memory_json(const plan::MemoryPlan& m, const plan::Setup& s) {
             {"precision", plan::precision_name(s.precision)},
             {"autocast_bf16", s.precision == plan::Precision::AmpBf16},
             {"keep_gradients", s.keep_gradients},
+            {"softmax_saves_input", s.softmax_saves_input},
             {"hold_outputs", s.hold_outputs},
             {"untie_head", s.untie_head},
             {"quantize_head", m.mode == plan::Mode::QLoRA ? Json(s.quantize_head) : Json(nullptr)},

@@ -189,6 +189,7 @@ RequestOptions options_from_json(const Json& body, const std::set<std::string>& 
   effective["precision"] = {plan::precision_name(f.precision), plan::precision_name(l.precision)};
   effective["grad_checkpointing"] = f.grad_checkpointing;
   effective["keep_gradients"] = f.keep_gradients;
+  effective["softmax_saves_input"] = f.softmax_saves_input;
   effective["hold_outputs"] = f.hold_outputs;
   effective["untie_head"] = f.untie_head;
   effective["quantize_head"] = l.quantize_head;

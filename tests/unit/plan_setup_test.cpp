@@ -214,6 +214,36 @@ TEST(PlanSetup, EagerSoftmaxInFp32KeepsTheFp32ProbabilitiesAndTheirCast) {
   EXPECT_EQ(bytes_of(true, Precision::AmpBf16), bytes_of(false, Precision::AmpBf16));
 }
 
+TEST(PlanSetup, TorchBefore111SoftmaxKeepsItsInputToo) {
+  const std::int64_t scores = 2 * 32 * 32;  // heads x q x kv
+  auto bytes_of = [&](bool saves_input, Precision p) {
+    auto g = tiny_attention_lm(32, false);
+    plan::Setup s = with(p, Optimizer::None);
+    s.attention = AttentionImpl::Eager;
+    s.softmax_saves_input = saves_input;
+    MemoryModel m(g, s, exact_runtime());
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+      if (g.nodes[i].name == "Attention_0") return m.node_activation_bytes(static_cast<int>(i), 1);
+    return std::int64_t{-1};
+  };
+  // The input as softmax saw it: fp32 in fp32 training and under autocast (which runs softmax in fp32),
+  // half in pure half.
+  EXPECT_EQ(bytes_of(true, Precision::Fp32) - bytes_of(false, Precision::Fp32), scores * 4);
+  EXPECT_EQ(bytes_of(true, Precision::AmpFp16) - bytes_of(false, Precision::AmpFp16), scores * 4);
+  EXPECT_EQ(bytes_of(true, Precision::Fp16) - bytes_of(false, Precision::Fp16), scores * 2);
+
+  // The loss's log_softmax likewise keeps the fp32 up-cast of half logits until backward (fp32 logits
+  // are its input as they are, kept anyway).
+  auto lm = tiny_mlp_lm(64);
+  plan::Setup s = with(Precision::AmpFp16);
+  s.softmax_saves_input = true;
+  const auto kept = MemoryModel(lm, s, exact_runtime()).loss_at(1);
+  EXPECT_EQ(kept.saved, 2 * 64 * 10 * 4);
+  EXPECT_EQ(kept.forward_transient, 0);
+  s.precision = Precision::Fp32;
+  EXPECT_EQ(MemoryModel(lm, s, exact_runtime()).loss_at(1).saved, 64 * 10 * 4);
+}
+
 TEST(PlanSetup, AdapterDtypeAndDora) {
   auto g = tiny_mlp_lm(4);
   plan::Setup s = with(Precision::Bf16);
@@ -326,6 +356,13 @@ TEST(SetupOptions, FrameworkPresetsAndExplicitOverrides) {
   EXPECT_TRUE(o.full.keep_gradients);
   EXPECT_FALSE(o.full.optimizer_foreach);
   EXPECT_EQ(o.runtime.cuda_context_bytes, 1343LL << 20);
+  EXPECT_TRUE(o.full.softmax_saves_input);  // transformers 4.15 ran on torch <= 1.10
+  old.set("framework", "hf-trainer@4.20");
+  o = plan_options(old, default_runtime());
+  EXPECT_TRUE(o.full.keep_gradients);
+  EXPECT_FALSE(o.full.softmax_saves_input);  // 4.18+ on torch 1.11-1.13
+  old.set("softmax_saves_input", "true");     // explicit beats the era
+  EXPECT_TRUE(plan_options(old, default_runtime()).full.softmax_saves_input);
   SetupChoices now;
   now.set("framework", "hf-trainer");
   EXPECT_FALSE(plan_options(now, default_runtime()).full.keep_gradients);
