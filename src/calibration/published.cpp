@@ -58,12 +58,12 @@ std::optional<std::int64_t> int_field(const Json& row, const char* key, const st
 // values and bitsandbytes' class names come either way), in the planner's vocabulary. transformers' own
 // AdamW ("adamw_hf") steps one tensor at a time; torch.optim.Adam keeps the same two moments as AdamW.
 bool set_optimizer(plan::SetupChoices& c, const std::string& stated, std::vector<std::string>& missing) {
-  std::string o = lower(stated.substr(0, stated.find_first_of(" ;(")));
+  std::string o = lower(stated.substr(0, stated.find_first_of(" ;,(")));
   std::replace(o.begin(), o.end(), '_', '-');
   static const std::map<std::string, std::string> kNames{
       {"adamw-hf", "adamw"},          {"adamw-torch", "adamw"},        {"adamw", "adamw"},
       {"adam", "adamw"},              {"torch.optim.adamw", "adamw"},  {"torch.optim.adam", "adamw"},
-      {"adamw-fused", "adamw-fused"}, {"adamw-torch-fused", "adamw-fused"},
+      {"adamw-fused", "adamw-fused"}, {"adamw-torch-fused", "adamw-fused"}, {"adamw-apex-fused", "adamw-fused"},
       {"adam-8bit", "adamw-8bit"},    {"adamw-8bit", "adamw-8bit"},    {"adamw-bnb-8bit", "adamw-8bit"},
       {"adam8bit", "adamw-8bit"},     {"adamw8bit", "adamw-8bit"},
       {"paged-adamw-8bit", "paged-adamw-8bit"}, {"paged-adam-8bit", "paged-adamw-8bit"},
@@ -75,26 +75,40 @@ bool set_optimizer(plan::SetupChoices& c, const std::string& stated, std::vector
     missing.push_back(fmt::format("optimizer '{}'", o));
     return false;
   }
+  // "sgd (momentum 0.9)", "SGD with Nesterov": a momentum buffer per parameter unless the momentum stated is 0.
+  if (it->second == "sgd") {
+    static const std::regex kMomentum(R"(momentum\s*[=:]?\s*(\d*\.?\d+)?)");
+    const std::string text = lower(stated);
+    std::smatch m;
+    const bool momentum = contains(text, "no momentum") || contains(text, "without momentum") ? false
+                          : std::regex_search(text, m, kMomentum) ? !m[1].matched || std::stod(m[1].str()) > 0
+                                                                  : contains(text, "nesterov");
+    if (momentum) {
+      c.set("optimizer", "sgd-momentum");
+      return true;
+    }
+  }
   c.set("optimizer", it->second);
   if (o == "adamw-hf") c.set("optimizer_foreach", "false");
   return true;
 }
 
-// The schema's spellings, and Lightning's (`bf16-mixed` is autocast, `bf16-true` the whole model in bf16).
+// The schema's spellings, Lightning's (`bf16-mixed` is autocast, `bf16-true` the whole model in bf16) and the
+// same in words ("bf16 AMP", "mixed precision fp16", "pure bf16"); `_` and spaces read as `-`. A bare "bf16"
+// says neither autocast nor pure half and is listed as missing, not guessed.
 void set_precision(plan::SetupChoices& c, const PublishedRow& r, std::vector<std::string>& missing) {
-  const std::string p = lower(r.precision);
-  if (starts_with(p, "fp32") || starts_with(p, "32")) c.set("precision", "fp32");  // Lightning: "32", "32-true"
-  else if (starts_with(p, "fp16-amp") || starts_with(p, "amp-fp16") || starts_with(p, "16-mixed") ||
-           starts_with(p, "fp16-mixed"))
-    c.set("precision", "amp-fp16");
-  else if (starts_with(p, "bf16-amp") || starts_with(p, "amp-bf16") || starts_with(p, "bf16-mixed"))
-    c.set("precision", "amp-bf16");
-  else if (starts_with(p, "pure-bf16") || starts_with(p, "bf16-true")) c.set("precision", "bf16");
-  else if (starts_with(p, "pure-fp16") || starts_with(p, "16-true") || starts_with(p, "fp16-true"))
-    c.set("precision", "fp16");
+  std::string p = lower(r.precision);
+  std::replace_if(p.begin(), p.end(), [](char ch) { return ch == '_' || ch == ' '; }, '-');
+  const char* half = contains(p, "bf16") ? "bf16" : contains(p, "fp16") || starts_with(p, "16-") ? "fp16" : nullptr;
+  const bool mixed = contains(p, "amp") || contains(p, "mixed") || contains(p, "autocast") || contains(p, "scaler");
+  const bool pure = contains(p, "pure") || contains(p, "-true");
   // A 4-bit base computes in the stated dtype; only QLoRA quantizes the base.
-  else if ((starts_with(p, "4bit-nf4") || starts_with(p, "nf4")) && r.mode == "qlora")
+  if ((starts_with(p, "4bit-nf4") || starts_with(p, "nf4")) && r.mode == "qlora")
     c.set("precision", contains(p, "fp16") ? "fp16" : "bf16");
+  else if (starts_with(p, "fp32") || starts_with(p, "32") || starts_with(p, "tf32"))  // Lightning: "32", "32-true"
+    c.set("precision", "fp32");
+  else if (half && mixed) c.set("precision", std::string("amp-") + half);
+  else if (half && pure) c.set("precision", half);
   else missing.push_back(fmt::format("precision '{}'", r.precision));
   // The block constants as stated: litgpt's bnb.nf4 / bnb.nf4-dq, or "double quant" in words.
   if (r.mode == "qlora") {
@@ -120,9 +134,16 @@ void set_software(plan::SetupChoices& c, const PublishedRow& r, std::vector<std:
     c.set("framework", "torchtune");
   } else if (contains(f, "peft")) {
     c.set("framework", "peft");
-  } else if (!starts_with(f, "plain pytorch loop") && !starts_with(f, "accelerate")) {
-    // A plain loop sets nothing beyond what the row states; anything else needs a preset.
-    missing.push_back(fmt::format("framework '{}' (no preset)", r.framework));
+  } else {
+    // A script's own loop (plain PyTorch, Accelerate, nanoGPT's train.py) sets nothing beyond what the row
+    // states; anything else (DeepSpeed, FSDP, PyTorch Lightning's Trainer, Unsloth) needs a preset.
+    static constexpr std::string_view kNoPreset[] = {"deepspeed", "fsdp", "lightning", "unsloth", "megatron", "colossal"};
+    const bool preset_needed = std::any_of(std::begin(kNoPreset), std::end(kNoPreset),
+                                           [&](std::string_view name) { return contains(f, name); });
+    const bool own_loop = contains(f, "plain") || contains(f, "custom") || contains(f, "own loop") ||
+                          starts_with(f, "accelerate") || contains(f, "nanogpt") || starts_with(f, "pytorch") ||
+                          starts_with(f, "torch");
+    if (preset_needed || !own_loop) missing.push_back(fmt::format("framework '{}' (no preset)", r.framework));
   }
   // A stated torch version names the era; otherwise a versioned framework preset carries its own, and an
   // old CUDA alone says torch 1.x.
@@ -254,12 +275,12 @@ RowSetup row_setup(const PublishedRow& r, const std::string& architecture) {
   else if (r.mode != "full" && r.mode != "lora") s.missing.push_back(fmt::format("mode '{}'", r.mode));
   set_precision(c, r, s.missing);
   set_optimizer(c, r.optimizer, s.missing);
-  // FlashAttention-2 keeps what SDPA's flash kernel keeps (the output and its log-sum-exp); SDPA's math
-  // backend keeps the probabilities, as eager attention does.
+  // FlashAttention-2 and xformers' memory-efficient kernel keep what SDPA's flash kernel keeps (the output and
+  // its log-sum-exp); SDPA's math backend keeps the probabilities, as eager attention does.
   const std::string attention = lower(r.attention);
   if (starts_with(attention, "eager") || contains(attention, "math")) c.set("attention", "eager");
   else if (starts_with(attention, "sdpa") || contains(attention, "flash") || starts_with(attention, "fa2") ||
-           attention.empty())
+           contains(attention, "xformers") || contains(attention, "efficient") || attention.empty())
     c.set("attention", "sdpa");
   else s.missing.push_back(fmt::format("attention '{}'", r.attention));
   c.set("batch", std::to_string(r.batch));
@@ -272,11 +293,13 @@ RowSetup row_setup(const PublishedRow& r, const std::string& architecture) {
   if (!r.loss.empty()) c.set("loss", r.loss);
   else if (contains(r.notes, "logits.sum()")) c.set("loss", "logits-sum");
 
-  const std::string m = lower(r.metric);
-  if (contains(m, "max_memory_allocated") || starts_with(m, "peak active") || contains(m, "peak allocated"))
-    s.metric = "allocated";
-  else if (contains(m, "max_memory_reserved") || contains(m, "peak reserved")) s.metric = "reserved";
-  else if (starts_with(m, "nvidia-smi") || starts_with(m, "nvml")) s.metric = "device";
+  // torch's counters under their own names, torchtune's (peak_memory_alloc / _active / _reserved, from
+  // torch.cuda.memory_stats) and in words; nvidia-smi and NVML read the whole device.
+  std::string m = lower(r.metric);
+  std::replace(m.begin(), m.end(), '_', ' ');
+  if (contains(m, "nvidia-smi") || contains(m, "nvml")) s.metric = "device";
+  else if (contains(m, "reserved")) s.metric = "reserved";
+  else if (contains(m, "allocated") || contains(m, "memory alloc") || contains(m, "active")) s.metric = "allocated";
   else s.missing.push_back(fmt::format("metric '{}'", r.metric));
 
   // The head the row trained ("ForSequenceClassification(...)") on the config's own model prefix.

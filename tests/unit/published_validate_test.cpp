@@ -102,6 +102,65 @@ TEST(PublishedPeaks, OtherFrameworksSpellingsOfTheSameSetupAreRead) {
   EXPECT_EQ(s.metric, "reserved");
 }
 
+TEST(PublishedPeaks, MetricsPrecisionsOptimizersAndLoopsInOtherWords) {
+  calibration::PublishedRow row;
+  row.id = "in-words";
+  row.mode = "full";
+  row.precision = "bf16-amp";
+  row.optimizer = "adamw-torch";
+  row.framework = "torchtune";
+  auto metric = [&](const std::string& m) {
+    row.metric = m;
+    return calibration::row_setup(row, "LlamaForCausalLM").metric;
+  };
+  // torchtune logs torch.cuda.memory_stats() as peak_memory_alloc / _active / _reserved.
+  EXPECT_EQ(metric("peak_memory_alloc"), "allocated");
+  EXPECT_EQ(metric("peak_memory_active"), "allocated");
+  EXPECT_EQ(metric("peak_memory_reserved"), "reserved");
+  EXPECT_EQ(metric("memory.used as read by nvidia-smi"), "device");
+  EXPECT_EQ(metric("pynvml used"), "device");
+  EXPECT_TRUE(calibration::row_setup(row, "LlamaForCausalLM").missing.empty());
+  EXPECT_EQ(metric("wall-clock seconds"), "");
+  row.metric = "max_memory_allocated";
+
+  auto precision = [&](const std::string& p) {
+    row.precision = p;
+    const auto s = calibration::row_setup(row, "LlamaForCausalLM");
+    return s.missing.empty() ? *s.choices.get("precision") : "missing";
+  };
+  EXPECT_EQ(precision("bf16 AMP"), "amp-bf16");
+  EXPECT_EQ(precision("mixed precision fp16 (GradScaler)"), "amp-fp16");
+  EXPECT_EQ(precision("fp16_mixed"), "amp-fp16");
+  EXPECT_EQ(precision("pure bf16"), "bf16");
+  EXPECT_EQ(precision("16-true"), "fp16");
+  EXPECT_EQ(precision("tf32"), "fp32");
+  EXPECT_EQ(precision("bf16"), "missing");  // autocast or the whole model in bf16? not guessed
+  row.precision = "bf16-amp";
+
+  auto optimizer = [&](const std::string& o) {
+    row.optimizer = o;
+    const auto s = calibration::row_setup(row, "LlamaForCausalLM");
+    return s.missing.empty() ? *s.choices.get("optimizer") : "missing";
+  };
+  EXPECT_EQ(optimizer("sgd (momentum=0.9)"), "sgd-momentum");
+  EXPECT_EQ(optimizer("SGD, nesterov"), "sgd-momentum");
+  EXPECT_EQ(optimizer("sgd (momentum 0)"), "sgd");
+  EXPECT_EQ(optimizer("sgd, no momentum"), "sgd");
+  EXPECT_EQ(optimizer("sgd"), "sgd");
+  EXPECT_EQ(optimizer("adamw_apex_fused"), "adamw-fused");
+  row.optimizer = "adamw-torch";
+
+  auto framework_missing = [&](const std::string& f) {
+    row.framework = f;
+    return !calibration::row_setup(row, "LlamaForCausalLM").missing.empty();
+  };
+  EXPECT_FALSE(framework_missing("PyTorch (custom training loop)"));
+  EXPECT_FALSE(framework_missing("nanoGPT train.py"));
+  EXPECT_TRUE(framework_missing("PyTorch Lightning Trainer"));
+  EXPECT_TRUE(framework_missing("DeepSpeed ZeRO-3 (custom loop)"));
+  EXPECT_TRUE(framework_missing("Unsloth"));
+}
+
 TEST(PublishedPeaks, TheRowsGpuTextNamesItsCard) {
   auto name = [](const std::string& text) {
     const auto c = calibration::card_of(text);
