@@ -251,7 +251,8 @@ std::vector<PublishedRow> read_published(const fs::path& file) {
     r.seq = int_field(o, "seq", where);
     r.image_size = int_field(o, "image_size", where);
     r.grad_accum = int_field(o, "grad_accum", where);
-    r.grad_checkpointing = o.value("grad_checkpointing", false) == true;
+    if (o.contains("grad_checkpointing") && o["grad_checkpointing"].is_boolean())
+      r.grad_checkpointing = o["grad_checkpointing"].get<bool>();
     if (o.contains("lora") && o["lora"].is_object()) {
       const auto& l = o["lora"];
       r.lora_rank = int_field(l, "r", where);
@@ -284,7 +285,7 @@ RowSetup row_setup(const PublishedRow& r, const std::string& architecture) {
     c.set("attention", "sdpa");
   else s.missing.push_back(fmt::format("attention '{}'", r.attention));
   c.set("batch", std::to_string(r.batch));
-  if (r.grad_checkpointing) c.set("grad_checkpointing", "true");
+  if (r.grad_checkpointing) c.set("grad_checkpointing", *r.grad_checkpointing ? "true" : "false");
   if (r.grad_accum && *r.grad_accum > 1) c.set("grad_accum", std::to_string(*r.grad_accum));
   if (r.lora_rank) c.set("lora_rank", std::to_string(*r.lora_rank));
   if (r.lora_dropout) c.set("lora_dropout", plan::option_text(*r.lora_dropout));

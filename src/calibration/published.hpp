@@ -20,7 +20,7 @@ struct PublishedRow {
   std::string notes, loss;  ///< loss: optional field; otherwise stated in notes or the framework's default
   std::int64_t batch = 1;
   std::optional<std::int64_t> seq, image_size, grad_accum;
-  bool grad_checkpointing = false;
+  std::optional<bool> grad_checkpointing;  ///< null: not stated (the framework's default applies)
   std::optional<std::int64_t> lora_rank;
   std::optional<double> lora_dropout;
   std::vector<std::string> lora_targets;

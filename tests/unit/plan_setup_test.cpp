@@ -363,6 +363,11 @@ TEST(SetupOptions, FrameworkPresetsAndExplicitOverrides) {
   EXPECT_FALSE(o.full.softmax_saves_input);  // 4.18+ on torch 1.11-1.13
   old.set("softmax_saves_input", "true");     // explicit beats the era
   EXPECT_TRUE(plan_options(old, default_runtime()).full.softmax_saves_input);
+  SetupChoices tune;
+  tune.set("framework", "torchtune");
+  EXPECT_TRUE(plan_options(tune, default_runtime()).full.grad_checkpointing);  // its configs checkpoint
+  tune.set("grad_checkpointing", "false");
+  EXPECT_FALSE(plan_options(tune, default_runtime()).full.grad_checkpointing);
   SetupChoices now;
   now.set("framework", "hf-trainer");
   EXPECT_FALSE(plan_options(now, default_runtime()).full.keep_gradients);

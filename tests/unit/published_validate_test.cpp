@@ -121,6 +121,11 @@ TEST(PublishedPeaks, MetricsPrecisionsOptimizersAndLoopsInOtherWords) {
   EXPECT_EQ(metric("pynvml used"), "device");
   EXPECT_TRUE(calibration::row_setup(row, "LlamaForCausalLM").missing.empty());
   EXPECT_EQ(metric("wall-clock seconds"), "");
+  // Checkpointing not stated is the framework's default; stated either way, it is the row's.
+  EXPECT_EQ(calibration::row_setup(row, "LlamaForCausalLM").choices.get("grad_checkpointing"), nullptr);
+  row.grad_checkpointing = false;
+  EXPECT_EQ(*calibration::row_setup(row, "LlamaForCausalLM").choices.get("grad_checkpointing"), "false");
+  row.grad_checkpointing.reset();
   row.metric = "max_memory_allocated";
 
   auto precision = [&](const std::string& p) {
