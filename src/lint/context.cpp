@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/edit_distance.hpp"
 #include "lint/facts.hpp"
 
 namespace neurarch::lint {
@@ -241,19 +242,9 @@ std::string_view nearest(std::string_view word, const std::vector<std::string_vi
   std::string_view best;
   std::size_t best_cost = SIZE_MAX;
   for (auto cand : candidates) {
-    std::vector<std::size_t> row(cand.size() + 1);
-    for (std::size_t j = 0; j <= cand.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= word.size(); ++i) {
-      std::size_t diag = row[0];
-      row[0] = i;
-      for (std::size_t j = 1; j <= cand.size(); ++j) {
-        std::size_t up = row[j];
-        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (word[i - 1] == cand[j - 1] ? 0 : 1)});
-        diag = up;
-      }
-    }
-    if (row[cand.size()] < best_cost) {
-      best_cost = row[cand.size()];
+    const std::size_t cost = edit_distance(word, cand);
+    if (cost < best_cost) {
+      best_cost = cost;
       best = cand;
     }
   }

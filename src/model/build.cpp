@@ -4,8 +4,10 @@
 #include <cctype>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "core/edit_distance.hpp"
 #include "core/error.hpp"
 #include "model/declared_sizes.hpp"
 
@@ -67,10 +69,23 @@ BuiltModel build_model(const Config& config, const BuildOptions& options) {
     throw Error(ErrorKind::InvalidInput, config.origin() + ": key 'model_type'",
                 "missing required key (and architectures[0] names no class we know)");
   const families::Family* family = families::find_family(model_type);
-  if (!family)
+  if (!family) {
+    // Four hundred names make no one-line error: the nearest few (a typo is an edit or two), and where
+    // the rest are listed.
+    const auto supported = families::supported_model_types();
+    const std::string typed = model_type.substr(0, 64);  // the distance is quadratic in what was typed
+    const std::size_t max_edits = std::max<std::size_t>(1, typed.size() / 4);
+    std::vector<std::pair<std::size_t, std::string>> near;
+    for (const auto& t : supported)
+      if (const auto d = edit_distance(typed, t); d <= max_edits) near.emplace_back(d, t);
+    std::sort(near.begin(), near.end());
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < near.size() && i < 3; ++i) names.push_back(near[i].second);
     throw Error(ErrorKind::Unsupported, config.origin() + ": key 'model_type'",
-                fmt::format("model_type '{}' is not supported; supported: {}", model_type,
-                            fmt::join(families::supported_model_types(), ", ")));
+                fmt::format("model_type {:?} is not supported ({} are: neurarch-trace --list-model-types){}",
+                            typed, supported.size(),
+                            names.empty() ? "" : fmt::format("; did you mean {}?", fmt::join(names, ", "))));
+  }
 
   const families::ClassDef* cls = nullptr;
   std::string note;

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>  // fmt::join lives here from fmt 11 on
 
+#include "core/edit_distance.hpp"
 #include "core/error.hpp"
 #include "core/limits.hpp"
 #include "resolve/catalogue.hpp"
@@ -408,21 +409,6 @@ ResolvedModel from_catalogue(const CatalogueEntry& entry) {
 }
 
 // ---------------------------------------------------------------- suggestions
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 std::vector<std::string> known_ids(const fs::path& cache_root) {
   std::vector<std::string> ids;

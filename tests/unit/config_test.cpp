@@ -82,11 +82,19 @@ TEST(Config, AbsurdSizesAreRefusedWithTheKey) {
   EXPECT_NE(error_of([&] { c.dim({"missing"}); }).find("missing required key"), std::string::npos);
 }
 
-TEST(Config, UnknownModelTypeListsSupported) {
+TEST(Config, UnknownModelTypeSuggestsTheNearestAndWhereTheRestAre) {
   auto c = Config::parse(R"({"model_type": "nonexistent-arch"})", "c.json");
   auto msg = error_of([&] { neurarch::model::build_model(c); });
-  EXPECT_NE(msg.find("'nonexistent-arch' is not supported"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("dinov2"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("\"nonexistent-arch\" is not supported"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--list-model-types"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("did you mean"), std::string::npos) << msg;  // nothing near: no guess
+  EXPECT_LT(msg.size(), 300u) << msg;                            // one readable line, not the whole list
+  auto typo = Config::parse(R"({"model_type": "lama"})", "c.json");
+  msg = error_of([&] { neurarch::model::build_model(typo); });
+  EXPECT_NE(msg.find("did you mean llama"), std::string::npos) << msg;
+  auto hostile = Config::parse(R"({"model_type": "x\ny"})", "c.json");
+  msg = error_of([&] { neurarch::model::build_model(hostile); });
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;  // the typed text is escaped, the error stays one line
 }
 
 TEST(Config, MissingModelTypeIsInferredFromArchitectures) {
