@@ -102,17 +102,20 @@ class Builder {
   // every linear that reads it (only weights are cached), so q, k and v each keep their own copy;
   // a bf16 input is shared. LoRA with dropout keeps a mask and a dropped copy per adapted linear.
   void linear_inputs(NodeActivations& a, const Node& n, std::size_t first, std::size_t count, std::int64_t elements,
-                     int in_bytes, const std::string& what, bool adapters_only = false) {
+                     int in_bytes, const std::string& what, bool adapters_only = false, bool one_linear = false) {
     std::vector<std::size_t> readers(count);
     std::iota(readers.begin(), readers.end(), first);
-    linear_inputs(a, n, readers, elements, in_bytes, what, adapters_only);
+    linear_inputs(a, n, readers, elements, in_bytes, what, adapters_only, one_linear);
   }
 
   // The same for linears that read one input but are not declared next to each other.
   // `adapters_only`: the input itself is already kept (shared encoder states): only the adapters'
   // own dropout copies are new.
+  // `one_linear`: the framework's model runs these matmuls as one linear (litgpt's fused qkv), whose adapter
+  // drops its input once for all of them.
   void linear_inputs(NodeActivations& a, const Node& n, const std::vector<std::size_t>& matmuls,
-                     std::int64_t elements, int in_bytes, const std::string& what, bool adapters_only = false) {
+                     std::int64_t elements, int in_bytes, const std::string& what, bool adapters_only = false,
+                     bool one_linear = false) {
     auto saving = saving_weights(n);
     int readers = 0, lora_readers = 0;
     for (std::size_t i : matmuls) {
@@ -120,6 +123,10 @@ class Builder {
       const bool adapted = lora_on(n, i);
       if (adapted) ++lora_readers;
       if (!adapted || base_keeps_input(n, i)) ++readers;
+    }
+    if (one_linear) {
+      lora_readers = std::min(lora_readers, 1);
+      readers = std::min(readers, 1);
     }
     bool cast = p_.autocast && in_bytes > 2;
     if (lora_readers > 0 && s_.lora_dropout > 0) {
@@ -437,7 +444,8 @@ class Builder {
       cross_attention_inputs(a, n, tokens, d_in, in_bytes);
     } else {
       std::size_t input_projections = at.fused_qkv ? 1 : 3;
-      linear_inputs(a, n, 0, input_projections, tokens * d_in, in_bytes, "q/k/v projections' input");
+      linear_inputs(a, n, 0, input_projections, tokens * d_in, in_bytes, "q/k/v projections' input", false,
+                    s_.fused_qkv);
     }
     lora_bottlenecks(a, n, tokens);
 

@@ -37,7 +37,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
   // One trainable tensor: its optimizer state (paged state is counted apart) and step temporaries.
   auto optimize = [&](std::size_t node, const graph::Shape& shape, std::int64_t n, int bytes) {
     const auto m = optimizer_memory(s.optimizer, shape, n, bytes);
-    (optimizer_state_paged(s.optimizer) ? static_.paged_optimizer_state : static_.optimizer_state) += m.state;
+    (optimizer_state_paged(s.optimizer, n) ? static_.paged_optimizer_state : static_.optimizer_state) += m.state;
     node_optimizer_[node] += m.state + m.temporaries;
     group_temporaries_bytes += m.temporaries;
     largest_temporaries = std::max(largest_temporaries, m.temporaries);

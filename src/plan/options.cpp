@@ -54,6 +54,10 @@ const std::vector<OptionSpec> kOptions{
      "the loop keeps the model's outputs (logits) through backward, as `outputs = model(**batch)` does; "
      "HF Trainer and torchtune drop them first",
      "--hold-outputs", ""},
+    {"fused_qkv", K::Boolean, {}, 0, 0, "false",
+     "the framework's model runs q, k and v as one linear (litgpt): one input cast and one LoRA dropout for the "
+     "three",
+     "--fused-qkv", ""},
     {"untie_head", K::Boolean, {}, 0, 0, "false",
      "the framework gives the LM head a weight of its own where the checkpoint ties it (litgpt)", "--untie-head", ""},
     {"quantize_head", K::Boolean, {}, 0, 0, "false",
@@ -237,6 +241,7 @@ Setup setup_from(const std::map<std::string, std::string>& v, const Runtime& rt)
   s.hold_outputs = flag("hold_outputs", s.hold_outputs);
   s.softmax_saves_input = flag("softmax_saves_input", s.softmax_saves_input);
   s.untie_head = flag("untie_head", s.untie_head);
+  s.fused_qkv = flag("fused_qkv", s.fused_qkv);
   s.quantize_head = flag("quantize_head", s.quantize_head);
   // Accumulating gradients means the buffers exist before every micro-batch but the first.
   if (as_int(v, "grad_accum", 1) > 1) s.keep_gradients = true;

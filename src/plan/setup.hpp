@@ -98,6 +98,9 @@ struct Setup {
   int dropout_mask_bytes = 1;
   /// SDPA with attention dropout has no fused kernel (the CPU): its math path keeps the scores.
   bool sdpa_dropout_runs_math = false;
+  /// The framework's own model runs q, k and v as one linear (litgpt's `attn`): one autocast cast of its
+  /// input and one LoRA dropout for every adapted projection, where transformers' separate q/k/v have three.
+  bool fused_qkv = false;
   /// Leaf module names to adapt ("q_proj", "query", "c_attn"); empty: every linear but the head.
   std::vector<std::string> lora_targets;
 };

@@ -71,7 +71,12 @@ OptimizerMemory optimizer_memory(Optimizer o, const graph::Shape& shape, std::in
   return {2 * n * pb, n * pb};
 }
 
-bool optimizer_state_paged(Optimizer o) { return o == Optimizer::PagedAdamW8bit || o == Optimizer::PagedAdamW; }
+bool optimizer_state_paged(Optimizer o, std::int64_t elements) {
+  // bitsandbytes' Optimizer8bit.get_state_buffer pages a tensor's state only from 1e5 values on; smaller
+  // tensors (most LoRA A/B matrices) get torch.zeros_like on the device, inside the caching allocator.
+  constexpr std::int64_t kPagedMinElements = 100000;
+  return (o == Optimizer::PagedAdamW8bit || o == Optimizer::PagedAdamW) && elements >= kPagedMinElements;
+}
 bool has_optimizer_step(Optimizer o) { return o != Optimizer::None; }
 bool temporaries_per_group(const Setup& s) { return s.optimizer_foreach && s.optimizer != Optimizer::Adafactor; }
 

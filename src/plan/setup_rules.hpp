@@ -38,9 +38,9 @@ struct OptimizerMemory {
 };
 OptimizerMemory optimizer_memory(Optimizer o, const graph::Shape& shape, std::int64_t elements, int parameter_bytes);
 
-/// Whether the state lives in CUDA managed memory (bitsandbytes' paged optimizers): on the device,
-/// but outside torch.cuda.max_memory_allocated.
-bool optimizer_state_paged(Optimizer o);
+/// Whether a tensor's state lives in CUDA managed memory (bitsandbytes' paged optimizers, tensors of
+/// 1e5 values and more): on the device, but outside torch.cuda.max_memory_allocated.
+bool optimizer_state_paged(Optimizer o, std::int64_t elements);
 /// `none`: forward and backward only, no optimizer phase.
 bool has_optimizer_step(Optimizer o);
 /// Whether a step's temporaries are for the whole parameter group at once (multi-tensor/foreach)

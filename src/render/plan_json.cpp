@@ -34,6 +34,7 @@ Json memory_json(const plan::MemoryPlan& m, const plan::Setup& s) {
             {"softmax_saves_input", s.softmax_saves_input},
             {"hold_outputs", s.hold_outputs},
             {"untie_head", s.untie_head},
+            {"fused_qkv", s.fused_qkv},
             {"quantize_head", m.mode == plan::Mode::QLoRA ? Json(s.quantize_head) : Json(nullptr)},
             {"qlora_double_quant", m.mode == plan::Mode::QLoRA ? Json(s.qlora_double_quant) : Json(nullptr)},
             {"qlora_quantized_from",

@@ -192,6 +192,7 @@ RequestOptions options_from_json(const Json& body, const std::set<std::string>& 
   effective["softmax_saves_input"] = f.softmax_saves_input;
   effective["hold_outputs"] = f.hold_outputs;
   effective["untie_head"] = f.untie_head;
+  effective["fused_qkv"] = f.fused_qkv;
   effective["quantize_head"] = l.quantize_head;
   effective["loss"] = {plan::loss_name(f.loss), f.loss_chunk, f.loss_chunks};
   effective["lora_rank"] = l.lora_rank;

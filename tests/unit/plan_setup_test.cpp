@@ -85,12 +85,34 @@ TEST(PlanSetup, SgdAndPagedOptimizers) {
   EXPECT_EQ(sgd.static_terms().optimizer_state, 0);
   MemoryModel momentum(g, with(Precision::Bf16, Optimizer::SGDMomentum), exact_runtime());
   EXPECT_EQ(momentum.static_terms().optimizer_state, kParams * 2);
-  // Paged state lives in managed memory: on the card, outside max_memory_allocated.
+  // Paged state lives in managed memory (on the card, outside max_memory_allocated), but only for tensors of
+  // 1e5 values and more: this graph's are all smaller, so bitsandbytes keeps their state in torch's allocator.
   MemoryModel paged(g, with(Precision::Fp32, Optimizer::PagedAdamW), exact_runtime());
-  const auto p = paged.at(1);
-  EXPECT_EQ(paged.static_terms().optimizer_state, 0);
-  EXPECT_EQ(paged.static_terms().paged_optimizer_state, kParams * 8);
-  EXPECT_EQ(p.device_bytes, p.peak_allocated + kParams * 8);
+  EXPECT_EQ(paged.static_terms().optimizer_state, kParams * 8);
+  EXPECT_EQ(paged.static_terms().paged_optimizer_state, 0);
+  EXPECT_FALSE(optimizer_state_paged(Optimizer::PagedAdamW, 99999));
+  EXPECT_TRUE(optimizer_state_paged(Optimizer::PagedAdamW, 100000));
+  EXPECT_TRUE(optimizer_state_paged(Optimizer::PagedAdamW8bit, 100000));
+  EXPECT_FALSE(optimizer_state_paged(Optimizer::AdamW, 1000000));
+
+  // Embedding and head of 400 x 256 = 102,400 values each are paged; the MLP's 256 x 16 matrices and the
+  // biases are not.
+  graph::GraphBuilder b;
+  auto x = b.input({4}, "tokens");
+  x = blocks::token_embedding(b, x, "Token_Embedding", graph::Scope("embed"), 400, 256);
+  b.set_block(0);
+  x = blocks::feed_forward(b, x, "FFN_0",
+                           {.hidden = 256, .intermediate = 16, .activation = "gelu", .module = graph::Scope("mlp"),
+                            .up = graph::Scope("mlp.fc1"), .down = graph::Scope("mlp.fc2")});
+  b.set_block(-1);
+  x = blocks::lm_head(b, x, "LM_Head", {.module = graph::Scope("lm_head"), .hidden = 256, .vocab = 400});
+  const auto big = b.finish(x);
+  MemoryModel split(big, with(Precision::Fp32, Optimizer::PagedAdamW), exact_runtime());
+  const std::int64_t paged_values = 2 * 400 * 256, small_values = (256 * 16 + 16) + (16 * 256 + 256);
+  EXPECT_EQ(split.static_terms().paged_optimizer_state, paged_values * 8);
+  EXPECT_EQ(split.static_terms().optimizer_state, small_values * 8);
+  const auto p = split.at(1);
+  EXPECT_EQ(p.device_bytes, p.peak_allocated + paged_values * 8);
 }
 
 TEST(PlanSetup, KeptGradientsLiveThroughTheForwardPass) {
@@ -242,6 +264,27 @@ TEST(PlanSetup, TorchBefore111SoftmaxKeepsItsInputToo) {
   EXPECT_EQ(kept.forward_transient, 0);
   s.precision = Precision::Fp32;
   EXPECT_EQ(MemoryModel(lm, s, exact_runtime()).loss_at(1).saved, 64 * 10 * 4);
+}
+
+TEST(PlanSetup, AFusedQkvDropsItsInputOnceForItsAdapters) {
+  const std::int64_t seq = 32, hidden = 16;
+  auto bytes_of = [&](bool fused, Precision p) {
+    auto g = tiny_attention_lm(seq, false);
+    plan::Setup s = with(p, Optimizer::None);
+    s.mode = Mode::LoRA;
+    s.lora_rank = 2;
+    s.lora_dropout = 0.1;
+    s.lora_targets = {"q", "k", "v"};
+    s.lora_fp32_adapters = false;  // litgpt's adapters are in the model's dtype: the dropped copy is bf16
+    s.fused_qkv = fused;
+    MemoryModel m(g, s, exact_runtime());
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+      if (g.nodes[i].name == "Attention_0") return m.node_activation_bytes(static_cast<int>(i), 1);
+    return std::int64_t{-1};
+  };
+  // Pure bf16, frozen base: each adapter keeps a bool mask and a bf16 dropped copy of the input; litgpt's
+  // one qkv linear keeps one of each where transformers' q, k and v keep three.
+  EXPECT_EQ(bytes_of(false, Precision::Bf16) - bytes_of(true, Precision::Bf16), 2 * seq * hidden * (1 + 2));
 }
 
 TEST(PlanSetup, AdapterDtypeAndDora) {

@@ -35,11 +35,14 @@ TEST(PublishedPeaks, EveryRowIsExpressibleAndWithinTheTargets) {
   // a shortfall to find op by op, not one to hide with a second copy of the logits. under10 went from 2 to
   // 1 when Lightning's bitsandbytes path was read (fp16-quantized weights cast to bf16 at every matmul,
   // bnb.nf4's fp32 block constants, no 16-bit load phase), and to 0 (p90 9.8 % -> 6.1 %) when the V100
-  // rows' torch (<= 1.10) was seen to keep each softmax's input for backward as well as its result.
+  // rows' torch (<= 1.10) was seen to keep each softmax's input for backward as well as its result. p90 then
+  // rose from 6.1 % to 7.1 % when litgpt's fused qkv linear (one LoRA dropout for q, k and v) was stated: its
+  // LoRA rows came closer (TinyLlama +17.2 % -> +9.0 %), its QLoRA rows went under by 2-7 %, a QLoRA-only
+  // shortfall that the triple dropout had been hiding (docs/memory-plan.md).
   ASSERT_TRUE(ev.overall.errors);
   EXPECT_EQ(ev.overall.under10, 0u) << ev.last_line();
   EXPECT_LE(ev.overall.errors->median_abs_percent, 2.5) << ev.last_line();
-  EXPECT_LE(ev.overall.errors->p90_abs_percent, 6.2) << ev.last_line();
+  EXPECT_LE(ev.overall.errors->p90_abs_percent, 7.2) << ev.last_line();
 }
 
 TEST(PublishedPeaks, ARowTheVocabularyCannotStateIsListedNotSkipped) {
