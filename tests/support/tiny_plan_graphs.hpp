@@ -7,18 +7,20 @@
 
 namespace neurarch::testing {
 
-// tokens -> embedding(10 x 8) -> FFN 8->16->8 (gelu) -> LM head 8->10 (untied unless `tied`): a 2-layer MLP LM.
-inline graph::Graph tiny_mlp_lm(std::int64_t seq, bool tied = false) {
+// tokens -> embedding(vocab x hidden) -> FFN hidden->intermediate->hidden (gelu) -> LM head hidden->vocab (untied
+// unless `tied`): a 2-layer MLP LM, by default 10 x 8 with an intermediate of 16.
+inline graph::Graph tiny_mlp_lm(std::int64_t seq, bool tied = false, std::int64_t vocab = 10, std::int64_t hidden = 8,
+                                std::int64_t intermediate = 16) {
   graph::GraphBuilder b;
   auto x = b.input({seq}, "tokens");
-  x = blocks::token_embedding(b, x, "Token_Embedding", graph::Scope("embed"), 10, 8);
+  x = blocks::token_embedding(b, x, "Token_Embedding", graph::Scope("embed"), vocab, hidden);
   b.set_block(0);
   x = blocks::feed_forward(b, x, "FFN_0",
-                           {.hidden = 8, .intermediate = 16, .activation = "gelu", .module = graph::Scope("mlp"),
-                            .up = graph::Scope("mlp.fc1"), .down = graph::Scope("mlp.fc2")});
+                           {.hidden = hidden, .intermediate = intermediate, .activation = "gelu",
+                            .module = graph::Scope("mlp"), .up = graph::Scope("mlp.fc1"), .down = graph::Scope("mlp.fc2")});
   b.set_block(-1);
   x = blocks::lm_head(b, x, "LM_Head",
-                      {.module = graph::Scope("lm_head"), .hidden = 8, .vocab = 10,
+                      {.module = graph::Scope("lm_head"), .hidden = hidden, .vocab = vocab,
                        .tied_weight = tied ? "embed.weight" : ""});
   return b.finish(x);
 }

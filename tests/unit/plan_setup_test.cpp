@@ -37,6 +37,14 @@ std::int64_t term(const MemoryPlan& m, const std::string& phase, const std::stri
   return -1;
 }
 
+// What the named node keeps for backward at batch 1.
+std::int64_t node_bytes(const graph::Graph& g, const Setup& s, const std::string& node) {
+  MemoryModel m(g, s, exact_runtime());
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    if (g.nodes[i].name == node) return m.node_activation_bytes(static_cast<int>(i), 1);
+  return -1;
+}
+
 bool has_phase(const MemoryPlan& m, const std::string& phase) {
   return std::any_of(m.phases.begin(), m.phases.end(), [&](const PhaseMemory& p) { return p.phase == phase; });
 }
@@ -97,16 +105,7 @@ TEST(PlanSetup, SgdAndPagedOptimizers) {
 
   // Embedding and head of 400 x 256 = 102,400 values each are paged; the MLP's 256 x 16 matrices and the
   // biases are not.
-  graph::GraphBuilder b;
-  auto x = b.input({4}, "tokens");
-  x = blocks::token_embedding(b, x, "Token_Embedding", graph::Scope("embed"), 400, 256);
-  b.set_block(0);
-  x = blocks::feed_forward(b, x, "FFN_0",
-                           {.hidden = 256, .intermediate = 16, .activation = "gelu", .module = graph::Scope("mlp"),
-                            .up = graph::Scope("mlp.fc1"), .down = graph::Scope("mlp.fc2")});
-  b.set_block(-1);
-  x = blocks::lm_head(b, x, "LM_Head", {.module = graph::Scope("lm_head"), .hidden = 256, .vocab = 400});
-  const auto big = b.finish(x);
+  const auto big = tiny_mlp_lm(4, false, 400, 256, 16);
   MemoryModel split(big, with(Precision::Fp32, Optimizer::PagedAdamW), exact_runtime());
   const std::int64_t paged_values = 2 * 400 * 256, small_values = (256 * 16 + 16) + (16 * 256 + 256);
   EXPECT_EQ(split.static_terms().paged_optimizer_state, paged_values * 8);
@@ -223,10 +222,7 @@ TEST(PlanSetup, EagerSoftmaxInFp32KeepsTheFp32ProbabilitiesAndTheirCast) {
     auto g = tiny_attention_lm(32, fp32_softmax);
     plan::Setup s = with(p, Optimizer::None);
     s.attention = AttentionImpl::Eager;
-    MemoryModel m(g, s, exact_runtime());
-    for (std::size_t i = 0; i < g.nodes.size(); ++i)
-      if (g.nodes[i].name == "Attention_0") return m.node_activation_bytes(static_cast<int>(i), 1);
-    return std::int64_t{-1};
+    return node_bytes(g, s, "Attention_0");
   };
   // Pure bf16: a half softmax keeps its half output; an fp32 one keeps fp32 and the bf16 cast.
   EXPECT_EQ(bytes_of(true, Precision::Bf16) - bytes_of(false, Precision::Bf16), scores * (4 + 2 - 2));
@@ -243,10 +239,7 @@ TEST(PlanSetup, TorchBefore111SoftmaxKeepsItsInputToo) {
     plan::Setup s = with(p, Optimizer::None);
     s.attention = AttentionImpl::Eager;
     s.softmax_saves_input = saves_input;
-    MemoryModel m(g, s, exact_runtime());
-    for (std::size_t i = 0; i < g.nodes.size(); ++i)
-      if (g.nodes[i].name == "Attention_0") return m.node_activation_bytes(static_cast<int>(i), 1);
-    return std::int64_t{-1};
+    return node_bytes(g, s, "Attention_0");
   };
   // The input as softmax saw it: fp32 in fp32 training and under autocast (which runs softmax in fp32),
   // half in pure half.
@@ -277,10 +270,7 @@ TEST(PlanSetup, AFusedQkvDropsItsInputOnceForItsAdapters) {
     s.lora_targets = {"q", "k", "v"};
     s.lora_fp32_adapters = false;  // litgpt's adapters are in the model's dtype: the dropped copy is bf16
     s.fused_qkv = fused;
-    MemoryModel m(g, s, exact_runtime());
-    for (std::size_t i = 0; i < g.nodes.size(); ++i)
-      if (g.nodes[i].name == "Attention_0") return m.node_activation_bytes(static_cast<int>(i), 1);
-    return std::int64_t{-1};
+    return node_bytes(g, s, "Attention_0");
   };
   // Pure bf16, frozen base: each adapter keeps a bool mask and a bf16 dropped copy of the input; litgpt's
   // one qkv linear keeps one of each where transformers' q, k and v keep three.

@@ -131,11 +131,17 @@ TEST(PublishedPeaks, MetricsPrecisionsOptimizersAndLoopsInOtherWords) {
   row.grad_checkpointing.reset();
   row.metric = "max_memory_allocated";
 
-  auto precision = [&](const std::string& p) {
-    row.precision = p;
-    const auto s = calibration::row_setup(row, "LlamaForCausalLM");
-    return s.missing.empty() ? *s.choices.get("precision") : "missing";
+  // The planner's value of `option` when the row's `field` says `text`, or "missing"; the field is restored.
+  auto read_as = [&](std::string calibration::PublishedRow::*field, const char* option) {
+    return [&row, field, option](const std::string& text) {
+      const std::string kept = row.*field;
+      row.*field = text;
+      const auto s = calibration::row_setup(row, "LlamaForCausalLM");
+      row.*field = kept;
+      return s.missing.empty() ? *s.choices.get(option) : std::string("missing");
+    };
   };
+  const auto precision = read_as(&calibration::PublishedRow::precision, "precision");
   EXPECT_EQ(precision("bf16 AMP"), "amp-bf16");
   EXPECT_EQ(precision("mixed precision fp16 (GradScaler)"), "amp-fp16");
   EXPECT_EQ(precision("fp16_mixed"), "amp-fp16");
@@ -143,20 +149,14 @@ TEST(PublishedPeaks, MetricsPrecisionsOptimizersAndLoopsInOtherWords) {
   EXPECT_EQ(precision("16-true"), "fp16");
   EXPECT_EQ(precision("tf32"), "fp32");
   EXPECT_EQ(precision("bf16"), "missing");  // autocast or the whole model in bf16? not guessed
-  row.precision = "bf16-amp";
 
-  auto optimizer = [&](const std::string& o) {
-    row.optimizer = o;
-    const auto s = calibration::row_setup(row, "LlamaForCausalLM");
-    return s.missing.empty() ? *s.choices.get("optimizer") : "missing";
-  };
+  const auto optimizer = read_as(&calibration::PublishedRow::optimizer, "optimizer");
   EXPECT_EQ(optimizer("sgd (momentum=0.9)"), "sgd-momentum");
   EXPECT_EQ(optimizer("SGD, nesterov"), "sgd-momentum");
   EXPECT_EQ(optimizer("sgd (momentum 0)"), "sgd");
   EXPECT_EQ(optimizer("sgd, no momentum"), "sgd");
   EXPECT_EQ(optimizer("sgd"), "sgd");
   EXPECT_EQ(optimizer("adamw_apex_fused"), "adamw-fused");
-  row.optimizer = "adamw-torch";
 
   auto framework_missing = [&](const std::string& f) {
     row.framework = f;
