@@ -303,8 +303,9 @@ RowSetup row_setup(const PublishedRow& r, const std::string& architecture) {
   else if (contains(m, "allocated") || contains(m, "memory alloc") || contains(m, "active")) s.metric = "allocated";
   else s.missing.push_back(fmt::format("metric '{}'", r.metric));
 
-  // The head the row trained ("ForSequenceClassification(...)") on the config's own model prefix.
-  static const std::regex kHead(R"(^(For[A-Za-z]+))");
+  // The head the row trained ("ForSequenceClassification(...)", "AutoModelForCausalLM", "BertForMaskedLM") on
+  // the config's own model prefix.
+  static const std::regex kHead(R"((For[A-Z][A-Za-z0-9]+))");
   std::smatch h;
   const auto for_at = architecture.find("For");
   if (std::regex_search(r.task_head, h, kHead) && for_at != std::string::npos)

@@ -167,6 +167,16 @@ TEST(PublishedPeaks, MetricsPrecisionsOptimizersAndLoopsInOtherWords) {
   EXPECT_TRUE(framework_missing("PyTorch Lightning Trainer"));
   EXPECT_TRUE(framework_missing("DeepSpeed ZeRO-3 (custom loop)"));
   EXPECT_TRUE(framework_missing("Unsloth"));
+
+  // The trained head however the row names it, on the config's own class prefix.
+  auto head = [&](const std::string& h) {
+    row.task_head = h;
+    return calibration::row_setup(row, "LlamaForCausalLM").class_name;
+  };
+  EXPECT_EQ(head("ForSequenceClassification(num_labels=2)"), "LlamaForSequenceClassification");
+  EXPECT_EQ(head("AutoModelForCausalLM"), "LlamaForCausalLM");
+  EXPECT_EQ(head("BertForTokenClassification"), "LlamaForTokenClassification");
+  EXPECT_EQ(head("not stated (the script used a head for a different table)"), "");
 }
 
 TEST(PublishedPeaks, TheRowsGpuTextNamesItsCard) {
