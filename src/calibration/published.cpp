@@ -164,11 +164,17 @@ std::string model_file(const std::string& model) {
   return name + ".json";
 }
 
+// The row's setup as command-line options, so that a row can be rerun by hand.
 std::string flags_of(const plan::SetupChoices& c) {
   std::string out;
   for (const auto& [name, value] : c.values()) {
     const auto* spec = plan::find_option(name);
-    out += fmt::format("{}{} {}", out.empty() ? "" : " ", spec ? spec->cli : name, value);
+    const std::string cli = spec ? std::string(spec->cli) : name;
+    // Booleans as the command line spells them: the flag, or its --no- form.
+    const std::string flag = !spec || spec->kind != plan::OptionKind::Boolean ? fmt::format("{} {}", cli, value)
+                             : value == "true"                                ? cli
+                                                                              : "--no-" + cli.substr(2);
+    out += fmt::format("{}{}", out.empty() ? "" : " ", flag);
   }
   return out;
 }

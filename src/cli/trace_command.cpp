@@ -91,8 +91,8 @@ TraceRequest trace_request(const TraceArgs& a) {
   return t;
 }
 
-// Every training-setup option of plan/options.hpp's table as a flag; booleans are flags, and those
-// whose default comes from the era also get a --no- form.
+// Every training-setup option of plan/options.hpp's table as a flag; booleans are flags with a --no- form,
+// since a framework preset or the era may have turned them on (torchtune's checkpointing) or off.
 void add_setup_options(CLI::App& app, TraceArgs& a, const std::string& group) {
   for (const auto& spec : plan::setup_options()) {
     const std::string name(spec.name), flag(spec.cli);
@@ -101,10 +101,9 @@ void add_setup_options(CLI::App& app, TraceArgs& a, const std::string& group) {
     switch (spec.kind) {
       case plan::OptionKind::Boolean:
         app.add_flag_callback(flag, [&a, name] { a.setup[name] = "true"; }, help)->group(group);
-        if (spec.default_text.empty())
-          app.add_flag_callback("--no-" + flag.substr(2), [&a, name] { a.setup[name] = "false"; },
-                                "the opposite of " + flag)
-              ->group(group);
+        app.add_flag_callback("--no-" + flag.substr(2), [&a, name] { a.setup[name] = "false"; },
+                              "the opposite of " + flag)
+            ->group(group);
         break;
       case plan::OptionKind::TextList:
         app.add_option_function<std::vector<std::string>>(

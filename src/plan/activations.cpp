@@ -58,9 +58,10 @@ class Builder {
     return out;
   }
 
-  // A 4-bit base linear: bitsandbytes' MatMul4Bit keeps its input whenever the input needs a
-  // gradient (ctx.tensors = (A, B), bitsandbytes/autograd/_functions.py), frozen weight or not.
-  bool quantized(int t) const { return roles_[static_cast<std::size_t>(t)].quantized; }
+  // A 4-bit base linear that keeps its input: bitsandbytes < 0.43.2's MatMul4Bit keeps it whenever the
+  // input needs a gradient (ctx.tensors = (A, B), autograd/_functions.py), frozen weight or not; from 0.43.2
+  // on it keeps the packed weight alone (ctx.tensors = (None, B), bitsandbytes#1270).
+  bool quantized(int t) const { return roles_[static_cast<std::size_t>(t)].quantized && s_.qlora_keeps_input; }
 
   // Whether the base matmul itself keeps its input: a trained weight (its gradient) or a 4-bit one.
   bool base_keeps_input(const Node& n, std::size_t matmul_index) const {

@@ -94,6 +94,10 @@ const std::vector<OptionSpec> kOptions{
      "dtype the 4-bit base was quantized from, which bitsandbytes dequantizes to: compute (the step's) | fp16 "
      "(Lightning's bitsandbytes plugin, litgpt): a bf16 step then casts each dequantized weight, two copies at once",
      "--qlora-quantized-from", ""},
+    {"qlora_keeps_input", K::Boolean, {}, 0, 0, "false",
+     "every 4-bit linear keeps its input for backward, as bitsandbytes before 0.43.2 did (litgpt's pinned 0.42); "
+     "0.43.2 on keeps none",
+     "--qlora-keeps-input", ""},
     {"epochs", K::Integer, {}, 1, 100000, "10", "epochs of the costed run", "--epochs", ""},
     {"global_batch", K::Integer, {}, 1, 1 << 24, "32", "global batch of the costed run", "--global-batch", ""},
     {"samples", K::Integer, {}, 1, 1e13, "50000", "training samples of the costed run", "--samples", ""},
@@ -258,6 +262,7 @@ Setup setup_from(const std::map<std::string, std::string>& v, const Runtime& rt)
   if (const auto* t = text("qlora_load"))
     s.qlora_load = *t == "load-then-quantize" ? QuantizedLoad::LoadThenQuantize : QuantizedLoad::WhileLoading;
   s.qlora_double_quant = flag("qlora_double_quant", s.qlora_double_quant);
+  s.qlora_keeps_input = flag("qlora_keeps_input", s.qlora_keeps_input);
   if (const auto* t = text("qlora_quantized_from")) s.qlora_quantized_from_fp16 = *t == "fp16";
   return s;
 }

@@ -93,6 +93,9 @@ struct Setup {
   /// casts it to the input's (MatMul4Bit: dequantize_4bit(B).to(A.dtype)). Quantized from an fp16 copy
   /// (Lightning's BitsandbytesPrecision) and run in bf16, both copies exist at once.
   bool qlora_quantized_from_fp16 = false;
+  /// bitsandbytes before 0.43.2 keeps every 4-bit linear's input for backward (MatMul4Bit's ctx.tensors =
+  /// (A, B)) although a frozen weight needs no gradient; 0.43.2 (July 2024, bitsandbytes#1270) keeps none.
+  bool qlora_keeps_input = false;
   /// Bytes per element of a dropout's saved mask: CUDA's fused dropout keeps a bool mask (1); 0: the
   /// CPU path, which keeps noise in the dropped tensor's dtype (data/runtime-cpu.json).
   int dropout_mask_bytes = 1;

@@ -37,6 +37,7 @@ Json memory_json(const plan::MemoryPlan& m, const plan::Setup& s) {
             {"fused_qkv", s.fused_qkv},
             {"quantize_head", m.mode == plan::Mode::QLoRA ? Json(s.quantize_head) : Json(nullptr)},
             {"qlora_double_quant", m.mode == plan::Mode::QLoRA ? Json(s.qlora_double_quant) : Json(nullptr)},
+            {"qlora_keeps_input", m.mode == plan::Mode::QLoRA ? Json(s.qlora_keeps_input) : Json(nullptr)},
             {"qlora_quantized_from",
              m.mode == plan::Mode::QLoRA ? Json(s.qlora_quantized_from_fp16 ? "fp16" : "compute") : Json(nullptr)},
             {"loss", plan::loss_name(s.loss)},

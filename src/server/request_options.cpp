@@ -204,6 +204,7 @@ RequestOptions options_from_json(const Json& body, const std::set<std::string>& 
   effective["qlora_load"] = l.qlora_load == plan::QuantizedLoad::LoadThenQuantize;
   effective["qlora_double_quant"] = l.qlora_double_quant;
   effective["qlora_quantized_from_fp16"] = l.qlora_quantized_from_fp16;
+  effective["qlora_keeps_input"] = l.qlora_keeps_input;
   effective["context"] = o.plan.runtime.cuda_context_bytes;
   effective["card"] = card;
   effective["class"] = o.build.class_name;

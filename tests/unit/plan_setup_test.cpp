@@ -180,20 +180,35 @@ TEST(PlanSetup, UntiedHeadIsAWeightOfItsOwn) {
   EXPECT_EQ(untied.static_terms().optimizer_state, kParams * 2 * 2);
 }
 
-TEST(PlanSetup, QuantizedHeadIsStoredInFourBitsAndKeepsItsInput) {
+TEST(PlanSetup, QuantizedHeadIsStoredInFourBitsAndKeepsItsInputBefore0432) {
   auto g = tiny_mlp_lm(4);
   plan::Setup s = with(Precision::Bf16);
   s.mode = plan::Mode::QLoRA;
+  s.qlora_keeps_input = true;  // bitsandbytes < 0.43.2
   MemoryModel kept(g, s, exact_runtime());
   s.quantize_head = true;
   MemoryModel quantized(g, s, exact_runtime());
   // The 10 x 8 head: 80 bf16 weights (160 bytes) become 80 x (0.5 + 1/64 + 4/(64 x 256)) = 41 bytes of NF4.
   EXPECT_EQ(kept.static_terms().parameters - quantized.static_terms().parameters, 160 - 41);
-  // bitsandbytes' MatMul4Bit keeps its input, the head's [4, 8] bf16 one, for the input gradient.
-  int head = -1;
-  for (std::size_t i = 0; i < g.nodes.size(); ++i)
-    if (g.nodes[i].name == "LM_Head") head = static_cast<int>(i);
-  EXPECT_EQ(quantized.node_activation_bytes(head, 1) - kept.node_activation_bytes(head, 1), 4 * 8 * 2);
+  // That bitsandbytes' MatMul4Bit keeps its input, the head's [4, 8] bf16 one, although the weight is frozen.
+  EXPECT_EQ(node_bytes(g, s, "LM_Head") - node_bytes(g, [&] {
+              auto k = s;
+              k.quantize_head = false;
+              return k;
+            }(), "LM_Head"),
+            4 * 8 * 2);
+  // From 0.43.2 on it keeps only the packed weight: a frozen 4-bit head keeps nothing of its input.
+  s.qlora_keeps_input = false;
+  EXPECT_EQ(node_bytes(g, s, "LM_Head"), node_bytes(g, [&] {
+              auto k = s;
+              k.quantize_head = false;
+              return k;
+            }(), "LM_Head"));
+  // Nor does an unadapted 4-bit MLP (the targets name the head alone), whose input a 0.42 base kept.
+  s.lora_targets = {"lm_head"};
+  const auto modern = node_bytes(g, s, "FFN_0");
+  s.qlora_keeps_input = true;
+  EXPECT_EQ(node_bytes(g, s, "FFN_0") - modern, 4 * 8 * 2 + 4 * 16 * 2);  // fc1's and fc2's inputs
 }
 
 TEST(PlanSetup, NF4BlockConstantsAndTheDequantizedCopies) {
