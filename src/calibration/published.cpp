@@ -80,9 +80,11 @@ bool set_optimizer(plan::SetupChoices& c, const std::string& stated, std::vector
     static const std::regex kMomentum(R"(momentum\s*[=:]?\s*(\d*\.?\d+)?)");
     const std::string text = lower(stated);
     std::smatch m;
-    const bool momentum = contains(text, "no momentum") || contains(text, "without momentum") ? false
-                          : std::regex_search(text, m, kMomentum) ? !m[1].matched || std::stod(m[1].str()) > 0
-                                                                  : contains(text, "nesterov");
+    // The stated number is read for a nonzero digit, never converted: an absurd one cannot throw.
+    bool momentum = contains(text, "nesterov");
+    if (std::regex_search(text, m, kMomentum))
+      momentum = !m[1].matched || m[1].str().find_first_of("123456789") != std::string::npos;
+    if (contains(text, "no momentum") || contains(text, "without momentum")) momentum = false;
     if (momentum) {
       c.set("optimizer", "sgd-momentum");
       return true;
@@ -147,7 +149,7 @@ void set_software(plan::SetupChoices& c, const PublishedRow& r, std::vector<std:
   }
   // A stated torch version names the era; otherwise a versioned framework preset carries its own, and an
   // old CUDA alone says torch 1.x.
-  static const std::regex kTorch(R"((?:pytorch|torch)\s*(\d+)\.(\d+))");
+  static const std::regex kTorch(R"((?:pytorch|torch)\s*(\d{1,3})\.(\d{1,3})\b)");
   static const std::regex kOldCuda(R"(cuda\s*(?:10\.|11\.[0-6]\b))");
   if (std::regex_search(v, m, kTorch)) {
     const int major = std::stoi(m[1].str()), minor = std::stoi(m[2].str());

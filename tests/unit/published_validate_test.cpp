@@ -157,6 +157,11 @@ TEST(PublishedPeaks, MetricsPrecisionsOptimizersAndLoopsInOtherWords) {
   EXPECT_EQ(optimizer("sgd, no momentum"), "sgd");
   EXPECT_EQ(optimizer("sgd"), "sgd");
   EXPECT_EQ(optimizer("adamw_apex_fused"), "adamw-fused");
+  // Numbers a row may state are read, never converted: an absurd one cannot throw.
+  EXPECT_EQ(optimizer("sgd (momentum=" + std::string(400, '9') + ")"), "sgd-momentum");
+  row.versions = "torch 1." + std::string(400, '9');
+  EXPECT_NO_THROW(calibration::row_setup(row, "LlamaForCausalLM"));
+  row.versions.clear();
 
   auto framework_missing = [&](const std::string& f) {
     row.framework = f;
