@@ -31,7 +31,7 @@ Value attention(GraphBuilder& b, const Value& x, const std::string& name, const 
     linear_tensors(b, out, s.k, s.hidden, kv_out, s.qkv_bias && s.k_bias, s.layout);
     linear_tensors(b, out, s.v, s.hidden, kv_out, s.qkv_bias, s.layout);
   }
-  linear_tensors(b, out, s.o, q_out, s.hidden, s.o_bias, s.layout);
+  linear_tensors(b, out, s.o, q_out, s.hidden, s.o_bias, graph::Operand::Inner, s.layout);
 
   if (x.shape.back() != s.hidden)
     b.fail(out, fmt::format("expects hidden size {}, receives {}", s.hidden, x.shape.back()));
@@ -57,7 +57,7 @@ Value feed_forward(GraphBuilder& b, const Value& x, const std::string& name, con
     if (s.gated) linear_tensors(b, out, s.gate, s.hidden, s.intermediate, s.bias, s.layout);
     linear_tensors(b, out, s.up, s.hidden, s.intermediate, s.bias, s.layout);
   }
-  linear_tensors(b, out, s.down, s.intermediate, s.hidden, s.down_bias, s.layout);
+  linear_tensors(b, out, s.down, s.intermediate, s.hidden, s.down_bias, graph::Operand::Inner, s.layout);
   if (x.shape.back() != s.hidden)
     b.fail(out, fmt::format("expects hidden size {}, receives {}", s.hidden, x.shape.back()));
   return out;

@@ -22,6 +22,9 @@ enum class WeightLayout { Linear, Conv1D };
 /// Declares `module.weight` (and `module.bias`) on `owner`.
 void linear_tensors(GraphBuilder& b, const Value& owner, const Scope& module, std::int64_t in, std::int64_t out,
                     bool bias, WeightLayout layout = WeightLayout::Linear);
+/// The same for a weight that multiplies `operand` rather than the node's input (an output projection: Inner).
+void linear_tensors(GraphBuilder& b, const Value& owner, const Scope& module, std::int64_t in, std::int64_t out,
+                    bool bias, graph::Operand operand, WeightLayout layout = WeightLayout::Linear);
 
 enum class NormKind { LayerNorm, RMSNorm };
 

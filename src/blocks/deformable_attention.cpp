@@ -25,8 +25,8 @@ Value deformable_attention(GraphBuilder& b, const Value& queries, const Value& v
   const std::int64_t sampled = s.heads * s.levels * s.points;
   linear_tensors(b, out, m / "sampling_offsets", s.hidden, sampled * 2, true);
   linear_tensors(b, out, m / "attention_weights", s.hidden, sampled, true);
-  linear_tensors(b, out, m / "value_proj", s.hidden, s.hidden, true);
-  linear_tensors(b, out, m / "output_proj", s.hidden, s.hidden, true);
+  linear_tensors(b, out, m / "value_proj", s.hidden, s.hidden, true, graph::Operand::Memory);
+  linear_tensors(b, out, m / "output_proj", s.hidden, s.hidden, true, graph::Operand::Inner);
   if (s.heads <= 0 || s.hidden % s.heads != 0)
     b.fail(out, fmt::format("d_model {} is not divisible by {} heads", s.hidden, s.heads));
   else if (queries.shape.size() != 2 || queries.shape.back() != s.hidden)

@@ -25,12 +25,12 @@ Value gated_delta_net(GraphBuilder& b, const Value& x, const std::string& name, 
   b.at(out).linear_attention =
       graph::LinearAttentionAttrs{.key_heads = s.key_heads, .value_heads = s.value_heads,
                                   .key_head_dim = s.key_head_dim, .value_head_dim = s.value_head_dim,
-                                  .conv_kernel = s.conv_kernel, .input_projections = s.separate_projections ? 4 : 2};
-  b.parameter(out, (m / "conv1d")("weight"), {conv_dim, 1, s.conv_kernel}, graph::TensorRole::Conv);
+                                  .conv_kernel = s.conv_kernel};
+  b.parameter(out, (m / "conv1d")("weight"), {conv_dim, 1, s.conv_kernel}, graph::TensorRole::Conv, graph::Operand::Internal);
   b.parameter(out, m("dt_bias"), {s.value_heads}, graph::TensorRole::Bias);
   b.parameter(out, m("A_log"), {s.value_heads}, graph::TensorRole::Other);
   b.parameter(out, (m / "norm")("weight"), {s.value_head_dim}, graph::TensorRole::Norm);  // one gated RMSNorm shared by every value head
-  linear_tensors(b, out, m / "out_proj", value_dim, s.hidden, false);
+  linear_tensors(b, out, m / "out_proj", value_dim, s.hidden, false, graph::Operand::Inner);
 
   if (s.key_heads <= 0 || s.value_heads % s.key_heads != 0)
     b.fail(out, fmt::format("{} linear key heads do not divide {} value heads", s.key_heads, s.value_heads));

@@ -22,14 +22,15 @@ Value latent_attention(GraphBuilder& b, const Value& x, const std::string& name,
   if (s.q_lora_rank > 0) {
     linear_tensors(b, out, m / "q_a_proj", s.hidden, s.q_lora_rank, s.bias);
     b.parameter(out, (m / "q_a_layernorm")("weight"), {s.q_lora_rank}, graph::TensorRole::Norm);
-    linear_tensors(b, out, m / "q_b_proj", s.q_lora_rank, s.heads * qk_head_dim, false);
+    linear_tensors(b, out, m / "q_b_proj", s.q_lora_rank, s.heads * qk_head_dim, false, graph::Operand::QueryLatent);
   } else {
     linear_tensors(b, out, m / "q_proj", s.hidden, s.heads * qk_head_dim, false);
   }
   linear_tensors(b, out, m / "kv_a_proj_with_mqa", s.hidden, s.kv_lora_rank + s.qk_rope_head_dim, s.bias);
   b.parameter(out, (m / "kv_a_layernorm")("weight"), {s.kv_lora_rank}, graph::TensorRole::Norm);
-  linear_tensors(b, out, m / "kv_b_proj", s.kv_lora_rank, s.heads * (s.qk_nope_head_dim + s.v_head_dim), false);
-  linear_tensors(b, out, m / "o_proj", s.heads * s.v_head_dim, s.hidden, s.bias);
+  linear_tensors(b, out, m / "kv_b_proj", s.kv_lora_rank, s.heads * (s.qk_nope_head_dim + s.v_head_dim), false,
+                 graph::Operand::KvLatent);
+  linear_tensors(b, out, m / "o_proj", s.heads * s.v_head_dim, s.hidden, s.bias, graph::Operand::Inner);
 
   if (x.shape.back() != s.hidden)
     b.fail(out, fmt::format("expects hidden size {}, receives {}", s.hidden, x.shape.back()));

@@ -6,10 +6,15 @@ namespace neurarch::blocks {
 
 void linear_tensors(GraphBuilder& b, const Value& owner, const Scope& module, std::int64_t in, std::int64_t out,
                     bool bias, WeightLayout layout) {
+  linear_tensors(b, owner, module, in, out, bias, graph::Operand::Input, layout);
+}
+
+void linear_tensors(GraphBuilder& b, const Value& owner, const Scope& module, std::int64_t in, std::int64_t out,
+                    bool bias, graph::Operand operand, WeightLayout layout) {
   if (layout == WeightLayout::Linear)
-    b.parameter(owner, module("weight"), {out, in}, graph::TensorRole::Linear);
+    b.parameter(owner, module("weight"), {out, in}, graph::TensorRole::Linear, operand);
   else
-    b.parameter(owner, module("weight"), {in, out}, graph::TensorRole::Linear);
+    b.parameter(owner, module("weight"), {in, out}, graph::TensorRole::Linear, operand);
   if (bias) b.parameter(owner, module("bias"), {out}, graph::TensorRole::Bias);
 }
 

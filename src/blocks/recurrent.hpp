@@ -1,7 +1,8 @@
 #pragma once
 // Recurrent token mixers: each scans the sequence with a state of fixed size instead of attending over it. One
 // RecurrentMixer node per mixer owns its tensors; graph::RecurrentAttrs tells the planner which cell it runs and
-// how wide it is. Input projections are declared first and the output projection last, as the planner reads them.
+// how wide it is. Each weight states what it multiplies (graph::Operand): the input projections the node's input,
+// convolutions and gates an activation inside the cell, the output projection the scan's output.
 // - Griffin's recurrent block (RecurrentGemma): a gelu branch y, a branch x through a depthwise causal conv1d
 //   and the real-gated linear recurrent unit (RG-LRU), their product projected back (De et al., arXiv:2402.19427).
 // - RWKV-4's time mix: key, value and receptance from token-shift mixes, the WKV recurrence, the output

@@ -27,9 +27,9 @@ Value cross_attention(GraphBuilder& b, const Value& x, const Value& memory, cons
   const std::int64_t q_out = s.heads * head_dim;
   const std::int64_t kv_out = kv_heads * head_dim;
   linear_tensors(b, out, s.q, s.hidden, q_out, s.qkv_bias, s.layout);
-  linear_tensors(b, out, s.k, kv_in, kv_out, s.qkv_bias && s.k_bias, s.layout);
-  linear_tensors(b, out, s.v, kv_in, kv_out, s.qkv_bias, s.layout);
-  linear_tensors(b, out, s.o, q_out, s.hidden, s.o_bias, s.layout);
+  linear_tensors(b, out, s.k, kv_in, kv_out, s.qkv_bias && s.k_bias, graph::Operand::Memory, s.layout);
+  linear_tensors(b, out, s.v, kv_in, kv_out, s.qkv_bias, graph::Operand::Memory, s.layout);
+  linear_tensors(b, out, s.o, q_out, s.hidden, s.o_bias, graph::Operand::Inner, s.layout);
 
   if (x.shape.back() != s.hidden)
     b.fail(out, fmt::format("expects hidden size {}, receives {}", s.hidden, x.shape.back()));

@@ -40,7 +40,7 @@ Value albert_layer(GraphBuilder& b, SharedParameters& p, const Value& x, std::in
                                             .query_len = seq, .kv_len = seq, .dropout = d.attention_dropout};
   b.at(a).dropout = d.hidden_dropout;
   for (const char* proj : {"query", "key", "value"}) p.linear(a, attn / proj, d.hidden, d.heads * head_dim);
-  p.linear(a, attn / "dense", d.hidden, d.hidden);
+  p.linear(a, attn / "dense", d.hidden, d.hidden, true, graph::Operand::Inner);
   if (d.relative) p(a, attn("distance_embedding.weight"), {2 * d.max_positions - 1, head_dim}, graph::TensorRole::Embedding);
   if (x.shape.back() != d.hidden)
     b.fail(a, fmt::format("expects hidden size {}, receives {}", d.hidden, x.shape.back()));
@@ -50,7 +50,7 @@ Value albert_layer(GraphBuilder& b, SharedParameters& p, const Value& x, std::in
   b.at(f).feed_forward = graph::FeedForwardAttrs{d.hidden, d.intermediate, d.activation, false};
   b.at(f).dropout = d.hidden_dropout;
   p.linear(f, l / "ffn", d.hidden, d.intermediate);
-  p.linear(f, l / "ffn_output", d.intermediate, d.hidden);
+  p.linear(f, l / "ffn_output", d.intermediate, d.hidden, true, graph::Operand::Inner);
   return p.layer_norm(add(b, f, h, "Add_" + tag + "_2"), "LayerNorm_" + tag + "_2", l / "full_layer_layer_norm");
 }
 

@@ -68,11 +68,14 @@ Value projector(GraphBuilder& b, const Config& c, const Value& kv, std::int64_t 
   b.at(attn).attention =
       graph::AttentionAttrs{heads, heads, hidden / heads, queries, patches, false, 0, 0.0, false, false};
   b.at(attn).attention->kv_input = kv_normed.node;
-  for (const char* proj : {"q_proj", "k_proj", "v_proj"}) linear_tensors(b, attn, cross / proj, hidden, hidden, false);
+  linear_tensors(b, attn, cross / "q_proj", hidden, hidden, false);
+  for (const char* proj : {"k_proj", "v_proj"})
+    linear_tensors(b, attn, cross / proj, hidden, hidden, false, graph::Operand::Memory);
+  // nn.MultiheadAttention then projects the projected q, k and v again.
   const Scope mha = cross / "multihead_attn";
-  b.parameter(attn, mha("in_proj_weight"), {3 * hidden, hidden}, graph::TensorRole::Matrix);
+  b.parameter(attn, mha("in_proj_weight"), {3 * hidden, hidden}, graph::TensorRole::Matrix, graph::Operand::Internal);
   b.parameter(attn, mha("in_proj_bias"), {3 * hidden}, graph::TensorRole::Bias);
-  linear_tensors(b, attn, mha / "out_proj", hidden, hidden, true);
+  linear_tensors(b, attn, mha / "out_proj", hidden, hidden, true, graph::Operand::Inner);
   if (hidden % heads != 0) b.fail(attn, fmt::format("hidden size {} not divisible by {} heads", hidden, heads));
   auto x = dense(b, attn, "Projector_Linear", cross / "linear", hidden, hidden, true);
   x = norm(b, x, "Projector_LayerNorm", {p / "layer_norm"});

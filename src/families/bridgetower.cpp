@@ -84,7 +84,7 @@ Value resblock(GraphBuilder& b, const Value& x, const Vision& v, std::int64_t i)
   b.at(a).attention = graph::AttentionAttrs{counted, counted, v.hidden / counted, seq, seq, false, 0, 0.0, false, true};
   b.parameter(a, attn("in_proj_weight"), {3 * v.hidden, v.hidden}, graph::TensorRole::Matrix);
   b.parameter(a, attn("in_proj_bias"), {3 * v.hidden}, graph::TensorRole::Bias);
-  linear_tensors(b, a, attn / "out_proj", v.hidden, v.hidden, true);
+  linear_tensors(b, a, attn / "out_proj", v.hidden, v.hidden, true, graph::Operand::Inner);
   if (heads < 1 || v.hidden % heads != 0)
     b.fail(a, fmt::format("nn.MultiheadAttention needs hidden_size {} divisible by its {} (hidden_size // 64) heads",
                           v.hidden, heads));

@@ -64,7 +64,7 @@ Value attention_pooling(GraphBuilder& b, const Value& x, const Scope& head, cons
   b.parameter(pooled, head("probe"), {1, 1, d.hidden}, graph::TensorRole::Other);
   b.parameter(pooled, attn("in_proj_weight"), {3 * d.hidden, d.hidden}, graph::TensorRole::Matrix);
   b.parameter(pooled, attn("in_proj_bias"), {3 * d.hidden}, graph::TensorRole::Bias);
-  linear_tensors(b, pooled, attn / "out_proj", d.hidden, d.hidden, true);
+  linear_tensors(b, pooled, attn / "out_proj", d.hidden, d.hidden, true, graph::Operand::Inner);
   if (d.hidden % d.heads != 0)
     b.fail(pooled, fmt::format("hidden size {} not divisible by {} heads", d.hidden, d.heads));
   auto h = norm(b, pooled, "Head_LayerNorm", {head / "layernorm"});

@@ -43,7 +43,7 @@ Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scop
     case Positions::Relative:
       // Transformer-XL's term: q + pos_bias_v against the [2T - 1, hidden] sinusoid through linear_pos,
       // a [q, 2T - 1] product per head before the shift, like DeBERTa's c2p.
-      linear_tensors(b, a, attn / "linear_pos", s.hidden, s.hidden, false);
+      linear_tensors(b, a, attn / "linear_pos", s.hidden, s.hidden, false, graph::Operand::Positions);
       b.parameter(a, attn("pos_bias_u"), {s.heads, head_dim}, graph::TensorRole::Other);
       b.parameter(a, attn("pos_bias_v"), {s.heads, head_dim}, graph::TensorRole::Other);
       attrs.relative_span = 2 * frames - 1;

@@ -79,7 +79,7 @@ Value mixed_attention(GraphBuilder& b, const Value& x, const Scope& module, cons
   b.at(a).dropout = d.hidden_dropout;
   for (const char* proj : {"query", "key", "value"}) linear_tensors(b, a, self / proj, d.hidden, d.all_head, true);
   // output.dense reads the attention heads and the convolution heads side by side.
-  linear_tensors(b, a, module / "output" / "dense", d.hidden, d.hidden, true);
+  linear_tensors(b, a, module / "output" / "dense", d.hidden, d.hidden, true, graph::Operand::Inner);
   if (d.head_ratio * d.all_head != d.hidden)
     b.fail(a, fmt::format("the {} attention and {} convolution channels do not concatenate to hidden_size {}",
                           d.all_head, (d.head_ratio - 1) * d.all_head, d.hidden));

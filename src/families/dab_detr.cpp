@@ -334,7 +334,7 @@ class Transformer {
     if (qk_width % d_.decoder_heads != 0 || d_.d % d_.decoder_heads != 0)
       b_.fail(attn, fmt::format("embed_dim {} and output_dim {} must be divisible by {} heads", qk_width, d_.d,
                                 d_.decoder_heads));
-    linear_tensors(b_, attn, module / "output_proj", d_.d, d_.d, true);
+    linear_tensors(b_, attn, module / "output_proj", d_.d, d_.d, true, graph::Operand::Inner);
     return attn;
   }
 

@@ -136,8 +136,9 @@ Value attention_sublayer(GraphBuilder& b, const Value& x, const std::optional<Va
     b.parameter(a, self("q_bias"), {all_heads}, graph::TensorRole::Bias);
     b.parameter(a, self("v_bias"), {all_heads}, graph::TensorRole::Bias);
     if (d.talking_head) {
-      linear_tensors(b, a, self / "head_logits_proj", d.heads, d.heads, false);
-      linear_tensors(b, a, self / "head_weights_proj", d.heads, d.heads, false);
+      // Talking heads mix the scores and the probabilities across heads, inside the op.
+      linear_tensors(b, a, self / "head_logits_proj", d.heads, d.heads, false, graph::Operand::Internal);
+      linear_tensors(b, a, self / "head_weights_proj", d.heads, d.heads, false, graph::Operand::Internal);
     }
   }
   if (rel) {
@@ -149,11 +150,11 @@ Value attention_sublayer(GraphBuilder& b, const Value& x, const std::optional<Va
     attrs.c2p = c2p;
     attrs.p2c = p2c;
     if (d.version == Version::V1) {
-      if (c2p) linear_tensors(b, a, self / "pos_proj", d.hidden, all_heads, false);
-      if (p2c) linear_tensors(b, a, self / "pos_q_proj", d.hidden, all_heads, true);
+      if (c2p) linear_tensors(b, a, self / "pos_proj", d.hidden, all_heads, false, graph::Operand::Positions);
+      if (p2c) linear_tensors(b, a, self / "pos_q_proj", d.hidden, all_heads, true, graph::Operand::Positions);
     } else if (!d.share_att_key) {
-      if (c2p) linear_tensors(b, a, self / "pos_key_proj", d.hidden, all_heads, true);
-      if (p2c) linear_tensors(b, a, self / "pos_query_proj", d.hidden, all_heads, true);
+      if (c2p) linear_tensors(b, a, self / "pos_key_proj", d.hidden, all_heads, true, graph::Operand::Positions);
+      if (p2c) linear_tensors(b, a, self / "pos_query_proj", d.hidden, all_heads, true, graph::Operand::Positions);
     }
   }
   // The output dense reads hidden_size features whatever the heads produce.

@@ -263,10 +263,11 @@ class Transformer {
       x = sublayer(x, p + n.norm(1, NormKind::LayerNorm), l / "self_attn_layer_norm",
                    [&](const Value& h) {
                      auto attn = conditional_attention(h, query_pos, -1, d_.queries, l / "self_attn", p + n.attention());
-                     for (const char* proj : {"sa_qcontent_proj", "sa_kcontent_proj", "sa_v_proj", "sa_qpos_proj",
-                                              "sa_kpos_proj"})
+                     for (const char* proj : {"sa_qcontent_proj", "sa_kcontent_proj", "sa_v_proj"})
                        linear_tensors(b_, attn, l / proj, d_.d, d_.d, true);
-                     linear_tensors(b_, attn, l / "self_attn" / "out_proj", d_.d, d_.d, true);
+                     for (const char* proj : {"sa_qpos_proj", "sa_kpos_proj"})
+                       linear_tensors(b_, attn, l / proj, d_.d, d_.d, true, graph::Operand::Positions);
+                     linear_tensors(b_, attn, l / "self_attn" / "out_proj", d_.d, d_.d, true, graph::Operand::Inner);
                      return attn;
                    },
                    p + n.add(1));
@@ -274,12 +275,14 @@ class Transformer {
                    [&](const Value& h) {
                      auto attn = conditional_attention(h, sine_i, memory.node, memory.shape.front(),
                                                        l / "encoder_attn", fmt::format("Decoder_Cross_Attention_{}", i));
-                     // q reads the stream, k and v the encoder memory (the order the planner reads them in).
-                     for (const char* proj : {"ca_qcontent_proj", "ca_kcontent_proj", "ca_v_proj", "ca_kpos_proj"})
-                       linear_tensors(b_, attn, l / proj, d_.d, d_.d, true);
-                     if (i == 0) linear_tensors(b_, attn, l / "ca_qpos_proj", d_.d, d_.d, true);
-                     linear_tensors(b_, attn, l / "ca_qpos_sine_proj", d_.d, d_.d, true);
-                     linear_tensors(b_, attn, l / "encoder_attn" / "out_proj", d_.d, d_.d, true);
+                     // q reads the stream, k and v the encoder memory, the rest positions.
+                     linear_tensors(b_, attn, l / "ca_qcontent_proj", d_.d, d_.d, true);
+                     for (const char* proj : {"ca_kcontent_proj", "ca_v_proj"})
+                       linear_tensors(b_, attn, l / proj, d_.d, d_.d, true, graph::Operand::Memory);
+                     linear_tensors(b_, attn, l / "ca_kpos_proj", d_.d, d_.d, true, graph::Operand::Positions);
+                     if (i == 0) linear_tensors(b_, attn, l / "ca_qpos_proj", d_.d, d_.d, true, graph::Operand::Positions);
+                     linear_tensors(b_, attn, l / "ca_qpos_sine_proj", d_.d, d_.d, true, graph::Operand::Positions);
+                     linear_tensors(b_, attn, l / "encoder_attn" / "out_proj", d_.d, d_.d, true, graph::Operand::Inner);
                      return attn;
                    },
                    p + n.add(2));

@@ -25,15 +25,16 @@ Value cross_domain_moe(GraphBuilder& b, const Value& x, std::int64_t i, const Sc
   const auto keys = static_cast<std::int64_t>(std::floor(std::sqrt(static_cast<double>(experts))));
   linear_tensors(b, out, m / "router_gate", s.hidden, 2 * keys, false);
   const auto first_routed = b.at(out).tensors.size();
-  b.parameter(out, (m / "down_embed")("weight"), {experts, s.hidden}, graph::TensorRole::Linear);
-  b.parameter(out, (m / "up_embed")("weight"), {experts, s.hidden}, graph::TensorRole::Linear);
+  b.parameter(out, (m / "down_embed")("weight"), {experts, s.hidden}, graph::TensorRole::Linear, graph::Operand::Routed);
+  b.parameter(out, (m / "up_embed")("weight"), {experts, s.hidden}, graph::TensorRole::Linear,
+              graph::Operand::RoutedInner);
   const auto& owned = b.at(out).tensors;
   graph::MoEAttrs moe{.experts = experts, .top_k = top_k, .intermediate = 1, .shared_intermediate = s.intermediate,
-                      .activation = s.activation, .gated = false, .expert_inputs = 1, .routed_matmuls = 2};
+                      .activation = s.activation, .gated = false, .expert_inputs = 1};
   moe.routed_tensors.assign(owned.begin() + static_cast<std::ptrdiff_t>(first_routed), owned.end());
   linear_tensors(b, out, m / "gate_proj", s.hidden, s.intermediate, mlp_bias);
   linear_tensors(b, out, m / "up_proj", s.hidden, s.intermediate, mlp_bias);
-  linear_tensors(b, out, m / "down_proj", s.intermediate, s.hidden, mlp_bias);
+  linear_tensors(b, out, m / "down_proj", s.intermediate, s.hidden, mlp_bias, graph::Operand::Inner);
   b.at(out).moe = std::move(moe);
   if (top_k <= 0 || top_k > keys * keys)
     b.fail(out, fmt::format("routes each token to {} of the {} product-key candidates: top-k must be between 1 and "
@@ -66,7 +67,8 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
                         .o_bias = bias, .require_divisible = false, .dropout = s.attention_dropout,
                         .output_dropout = s.residual_dropout, .rotary = true});
     gb.parameter(h, attn("A"), {s.kv_heads}, graph::TensorRole::Other);
-    linear_tensors(gb, h, attn / "dt_proj", s.kv_heads * s.head_dim, s.kv_heads, bias);
+    // The dynamic mask projects the value states, inside the op.
+    linear_tensors(gb, h, attn / "dt_proj", s.kv_heads * s.head_dim, s.kv_heads, bias, graph::Operand::Internal);
     gb.parameter(h, (attn / "q_norm")("weight"), {s.head_dim}, graph::TensorRole::Norm);
     gb.parameter(h, (attn / "k_norm")("weight"), {s.head_dim}, graph::TensorRole::Norm);
     gb.parameter(h, layer("input_residual"), {s.hidden}, graph::TensorRole::Other);

@@ -137,7 +137,7 @@ Value conformer_layer(GraphBuilder& b, const Value& x, std::int64_t i, const Sco
                         .k = attn / "linear_k", .v = attn / "linear_v", .o = attn / "linear_out",
                         .dropout = s.attention_dropout, .output_dropout = s.dropout});
     const std::int64_t head_dim = d.hidden / s.heads, frames = in.shape.front();
-    linear_tensors(b, a, attn / "linear_pos", d.hidden, d.hidden, false);
+    linear_tensors(b, a, attn / "linear_pos", d.hidden, d.hidden, false, graph::Operand::Positions);
     b.parameter(a, attn("pos_bias_u"), {s.heads, head_dim}, graph::TensorRole::Other);
     b.parameter(a, attn("pos_bias_v"), {s.heads, head_dim}, graph::TensorRole::Other);
     auto& attrs = *b.at(a).attention;

@@ -70,7 +70,7 @@ class LayerBuilder {
     shared_(a, attn("r_kernel"), {d_.d_model, d_.heads, d_.d_head}, graph::TensorRole::Other);
     shared_(a, attn("r_s_bias"), {d_.heads, d_.d_head}, graph::TensorRole::Other);
     shared_(a, attn("seg_embed"), {2, d_.heads, d_.d_head}, graph::TensorRole::Embedding);
-    shared_.linear(a, attn / "post_proj", inner, d_.d_model);
+    shared_.linear(a, attn / "post_proj", inner, d_.d_model, true, graph::Operand::Inner);
     auto h = shared_.layer_norm(add(b_, a, query, "Add_" + tag + "_1"), "LayerNorm_" + tag + "_1",
                                 attn / "layer_norm");
 
@@ -79,7 +79,7 @@ class LayerBuilder {
     b_.at(f).feed_forward = graph::FeedForwardAttrs{d_.d_model, d_.d_inner, d_.activation, false};
     b_.at(f).dropout = d_.hidden_dropout;
     shared_.linear(f, ffn / "linear_1", d_.d_model, d_.d_inner);
-    shared_.linear(f, ffn / "linear_2", d_.d_inner, d_.d_model);
+    shared_.linear(f, ffn / "linear_2", d_.d_inner, d_.d_model, true, graph::Operand::Inner);
     return shared_.layer_norm(add(b_, f, h, "Add_" + tag + "_2"), "LayerNorm_" + tag + "_2", ffn / "layer_norm");
   }
 

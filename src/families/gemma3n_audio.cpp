@@ -147,7 +147,8 @@ Value attention_block(GraphBuilder& b, const Value& x, std::int64_t i, const Sco
   b.at(h).attention->sdpa = false;
   for (const char* p : {"q_proj", "k_proj", "v_proj"}) linear_tensors(b, h, attn / p, s.hidden, s.hidden, false);
   b.parameter(h, attn("per_dim_scale"), {head_dim}, graph::TensorRole::Other);
-  linear_tensors(b, h, attn / "relative_position_embedding" / "pos_proj", s.hidden, s.hidden, false);
+  linear_tensors(b, h, attn / "relative_position_embedding" / "pos_proj", s.hidden, s.hidden, false,
+                 graph::Operand::Positions);
   if (s.hidden % s.heads != 0)
     b.fail(h, fmt::format("hidden size {} not divisible by {} heads", s.hidden, s.heads));
   auto out = dense(b, h, fmt::format("Attention_{}_Post", i), m / "post", s.hidden, s.hidden, false);

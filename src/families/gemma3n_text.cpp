@@ -77,7 +77,7 @@ Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scop
     linear_tensors(b, h, attn / "q_proj", s.hidden, s.heads * la.head_dim, s.qkv_bias);
     if (la.keys) linear_tensors(b, h, attn / "k_proj", s.hidden, kv * la.head_dim, s.qkv_bias);
     if (la.values) linear_tensors(b, h, attn / "v_proj", s.hidden, kv * la.head_dim, s.qkv_bias);
-    linear_tensors(b, h, attn / "o_proj", s.heads * la.head_dim, s.hidden, s.o_bias);
+    linear_tensors(b, h, attn / "o_proj", s.heads * la.head_dim, s.hidden, s.o_bias, graph::Operand::Inner);
     if (x.shape.back() != s.hidden)
       b.fail(h, fmt::format("expects hidden size {}, receives {}", s.hidden, x.shape.back()));
     if (kv <= 0 || s.heads % kv != 0)
@@ -145,7 +145,9 @@ Value layer(GraphBuilder& b, const Value& streams, const std::optional<Value>& p
     predictions = b.node(NodeType::Linear, fmt::format("AltUp_Predict_{}", i), streams.shape, {streams}, altup);
     b.parameter(predictions, (altup / "router_norm")("weight"), {hidden}, graph::TensorRole::Norm);
     b.parameter(predictions, (altup / "modality_router")("weight"), {n, hidden}, graph::TensorRole::Linear);
-    b.parameter(predictions, (altup / "prediction_coefs")("weight"), {n * n, n}, graph::TensorRole::Linear);
+    // The coefficients project the router's n-wide tanh output, not the streams.
+    b.parameter(predictions, (altup / "prediction_coefs")("weight"), {n * n, n}, graph::TensorRole::Linear,
+                graph::Operand::Internal);
     // The active stream of the predictions (a view, as the graph's other slices are Add nodes).
     active = b.node(NodeType::Add, fmt::format("AltUp_Active_{}", i), one, {predictions});
   }

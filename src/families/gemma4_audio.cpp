@@ -123,7 +123,7 @@ Value attention_block(GraphBuilder& b, const Value& x, std::int64_t i, const Sco
     linear_tensors(b, h, attn / p / "linear", s.hidden, s.heads * head_dim, false);
     clipping_bounds(b, h, attn / p, s.clipped);
   }
-  linear_tensors(b, h, attn / "relative_k_proj", s.hidden, s.heads * head_dim, false);
+  linear_tensors(b, h, attn / "relative_k_proj", s.hidden, s.heads * head_dim, false, graph::Operand::Positions);
   b.parameter(h, attn("per_dim_scale"), {head_dim}, graph::TensorRole::Other);
   if (s.hidden % s.heads != 0)
     b.fail(h, fmt::format("hidden size {} not divisible by {} heads", s.hidden, s.heads));

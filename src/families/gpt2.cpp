@@ -30,9 +30,10 @@ Value cross_attention(GraphBuilder& b, const Value& x, const std::optional<Value
   if (memory) attrs.kv_input = memory->node;
   b.at(out).attention = attrs;
   // c_attn projects the encoder states to k and v; q_attn the decoder's states to q.
-  linear_tensors(b, out, module / "c_attn", hidden, 2 * hidden, true, WeightLayout::Conv1D);
+  linear_tensors(b, out, module / "c_attn", hidden, 2 * hidden, true, memory ? graph::Operand::Memory : graph::Operand::Input,
+                 WeightLayout::Conv1D);
   linear_tensors(b, out, module / "q_attn", hidden, hidden, true, WeightLayout::Conv1D);
-  linear_tensors(b, out, module / "c_proj", hidden, hidden, true, WeightLayout::Conv1D);
+  linear_tensors(b, out, module / "c_proj", hidden, hidden, true, graph::Operand::Inner, WeightLayout::Conv1D);
   if (kv.shape.back() != hidden)
     b.fail(out, fmt::format("expects encoder states of width {}, receives {}", hidden, kv.shape.back()));
   return out;

@@ -23,7 +23,7 @@ Value cross_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Sco
   b.at(out).attention = graph::AttentionAttrs{heads, heads, hidden / heads, seq, seq, false, 0};
   linear_tensors(b, out, module / "c_attn", hidden, 2 * hidden, true);
   linear_tensors(b, out, module / "q_attn", hidden, hidden, true);
-  linear_tensors(b, out, module / "c_proj", hidden, hidden, true);
+  linear_tensors(b, out, module / "c_proj", hidden, hidden, true, graph::Operand::Inner);
   if (multi_query) b.fail(out, "multi-query attention is not supported for cross-attention");
   return out;
 }

@@ -79,8 +79,9 @@ Value block_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Sco
   b.at(a).dropout = s.dropout;
   b.parameter(a, (m / "to_q")("weight"), {inner, s.hidden}, graph::TensorRole::Linear);
   b.parameter(a, (m / "to_kv")("weight"), {2 * inner, s.hidden}, graph::TensorRole::Linear);
-  linear_tensors(b, a, m / "to_out", inner, s.hidden, true);
-  b.parameter(a, (m / "rel_pos_emb")("weight"), {2 * s.max_pos + 1, s.head_dim}, graph::TensorRole::Linear);
+  linear_tensors(b, a, m / "to_out", inner, s.hidden, true, graph::Operand::Inner);
+  b.parameter(a, (m / "rel_pos_emb")("weight"), {2 * s.max_pos + 1, s.head_dim}, graph::TensorRole::Linear,
+              graph::Operand::Positions);
   return add(b, a, x, fmt::format("Add_{}_Attention", i));
 }
 

@@ -129,7 +129,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
       b.at(attn).attention->fused_qkv = true;
       b.at(attn).attention->sdpa = false;
       linear_tensors(b, attn, l / "attn" / "qkv", in_dim, 3 * dim_out, true);
-      linear_tensors(b, attn, l / "attn" / "proj", dim_out, dim_out, true);
+      linear_tensors(b, attn, l / "attn" / "proj", dim_out, dim_out, true, graph::Operand::Inner);
       if (dim_out % heads[s] != 0)
         b.fail(attn, fmt::format("{} channels do not split into {} heads", dim_out, heads[s]));
       if (q_stride > 1 && tokens % q_stride != 0)

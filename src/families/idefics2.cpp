@@ -58,7 +58,7 @@ Value modality_projection(GraphBuilder& b, const Value& x, const Scope& module, 
   b.at(out).feed_forward = graph::FeedForwardAttrs{in, intermediate, activation, true, 0.0};
   linear_tensors(b, out, module / "gate_proj", in, intermediate, false);
   linear_tensors(b, out, module / "up_proj", in, intermediate, false);
-  linear_tensors(b, out, module / "down_proj", intermediate, text_hidden, false);
+  linear_tensors(b, out, module / "down_proj", intermediate, text_hidden, false, graph::Operand::Inner);
   return out;
 }
 

@@ -44,15 +44,15 @@ graph::Value build(const BuildInput& in, graph::GraphBuilder& b) {
     gb.at(out).attention = graph::AttentionAttrs{.heads = s.heads, .kv_heads = s.kv_heads, .head_dim = s.head_dim,
                                                  .query_len = seq, .kv_len = seq, .causal = true,
                                                  .dropout = dropout, .rotary = true};
-    // Matmul order for the activation model: the readers of the input first, the output projection last.
     blocks::linear_tensors(gb, out, moa / "router" / "layer", s.hidden, experts, false);
     gb.parameter(out, (moa / "input_linear")("weight"), {experts, kv_width, s.hidden}, graph::TensorRole::Stacked);
     blocks::linear_tensors(gb, out, attn / "kv_proj", s.hidden, 2 * kv_width, false);
-    gb.parameter(out, (moa / "output_linear")("weight"), {experts, s.hidden, kv_width}, graph::TensorRole::Stacked);
+    gb.parameter(out, (moa / "output_linear")("weight"), {experts, s.hidden, kv_width}, graph::TensorRole::Stacked,
+                 graph::Operand::Inner);
     gb.parameter(out, moa("bias"), {s.hidden}, graph::TensorRole::Bias);
     const auto& owned = gb.at(out).tensors;
     gb.at(out).moe = graph::MoEAttrs{.experts = experts, .top_k = top_k, .intermediate = kv_width,
-                                     .activation = "", .gated = false, .expert_inputs = 1, .routed_matmuls = 2,
+                                     .activation = "", .gated = false, .expert_inputs = 1,
                                      .routed_tensors = {owned[1], owned[3]}};
     if (x.shape.back() != s.hidden)
       gb.fail(out, fmt::format("expects hidden size {}, receives {}", s.hidden, x.shape.back()));

@@ -71,7 +71,7 @@ Value rerun_cross_attention(GraphBuilder& b, const Value& first, const Value& x,
   b.at(out).dropout = f.dropout;
   for (int t : f.tensors) {
     const auto spec = b.graph().tensors[static_cast<std::size_t>(t)];
-    b.tied(out, spec.name, spec.shape, spec.name, spec.role);
+    b.tied(out, spec.name, spec.shape, spec.name, spec.role, spec.operand);
   }
   return out;
 }

@@ -81,7 +81,7 @@ Value mobile_layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope&
   linear_tensors(b, a, self / "query", d.true_hidden, all_heads, true);
   linear_tensors(b, a, self / "key", d.true_hidden, all_heads, true);
   linear_tensors(b, a, self / "value", value_in, all_heads, true);
-  linear_tensors(b, a, attn / "output" / "dense", d.true_hidden, d.true_hidden, true);
+  linear_tensors(b, a, attn / "output" / "dense", d.true_hidden, d.true_hidden, true, graph::Operand::Inner);
   if (qk.shape.back() != d.true_hidden)
     b.fail(a, fmt::format("query and key read {} features; their projections expect true_hidden_size {}",
                           qk.shape.back(), d.true_hidden));

@@ -19,7 +19,10 @@ void conv_and_landmarks(const BuildInput& in, graph::GraphBuilder& b, const grap
   const Config& c = in.config;
   // conv_kernel_size defaults to 65; only an explicit null turns the conv off.
   const bool conv_off = c.json().contains("conv_kernel_size") && !c.has("conv_kernel_size");
-  if (!conv_off) b.parameter(attention, self("conv.weight"), {heads, 1, c.dim({"conv_kernel_size"}, 65), 1}, graph::TensorRole::Conv);
+  // The depthwise conv runs over the values, inside the op.
+  if (!conv_off)
+    b.parameter(attention, self("conv.weight"), {heads, 1, c.dim({"conv_kernel_size"}, 65), 1}, graph::TensorRole::Conv,
+                graph::Operand::Internal);
   // The reference then indexes the config object like a dict, which raises.
   if (c.flag({"inv_coeff_init_option"}, false))
     b.fail(attention, "inv_coeff_init_option=true: the reference reads config[\"inv_init_coeff_option\"] and raises");

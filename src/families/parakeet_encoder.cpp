@@ -128,7 +128,7 @@ Value self_attention(GraphBuilder& b, const Value& x, std::int64_t i, const Scop
   const std::int64_t frames = h.shape.front();
   // Transformer-XL's term: q + bias_v against the [2T - 1, hidden] sinusoid through relative_k_proj, a
   // [q, 2T - 1] product per head before the shift, passed to the attention as its additive mask.
-  linear_tensors(b, a, attn / "relative_k_proj", s.hidden, s.heads * head_dim, false);
+  linear_tensors(b, a, attn / "relative_k_proj", s.hidden, s.heads * head_dim, false, graph::Operand::Positions);
   b.parameter(a, attn("bias_u"), {s.heads, head_dim}, graph::TensorRole::Bias);
   b.parameter(a, attn("bias_v"), {s.heads, head_dim}, graph::TensorRole::Bias);
   auto& attrs = *b.at(a).attention;

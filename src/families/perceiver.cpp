@@ -144,9 +144,10 @@ Value perceiver_layer(GraphBuilder& b, SharedParameters& p, const Config& c, con
   if (kv) b.at(a).attention->kv_input = kv->node;
   const std::int64_t kv_dim = l.cross ? l.kv_dim : l.q_dim;
   p.linear(a, self / "query", l.q_dim, ch.qk);
-  p.linear(a, self / "key", kv_dim, ch.qk);
-  p.linear(a, self / "value", kv_dim, ch.v);
-  p.linear(a, attention / "output" / "dense", ch.v, ch.out);
+  const auto keys_read = kv ? graph::Operand::Memory : graph::Operand::Input;
+  p.linear(a, self / "key", kv_dim, ch.qk, true, keys_read);
+  p.linear(a, self / "value", kv_dim, ch.v, true, keys_read);
+  p.linear(a, attention / "output" / "dense", ch.v, ch.out, true, graph::Operand::Inner);
   if (ch.qk % l.heads != 0)
     b.fail(a, fmt::format("qk_channels ({}) must be divisible by num_heads ({})", ch.qk, l.heads));
   else if (ch.v % l.heads != 0)
@@ -164,7 +165,7 @@ Value perceiver_layer(GraphBuilder& b, SharedParameters& p, const Config& c, con
   auto f = b.node(NodeType::FeedForward, "FFN_" + l.tag, {queries, l.q_dim}, {n}, mlp);
   b.at(f).feed_forward = graph::FeedForwardAttrs{l.q_dim, inner, s.activation, false};
   p.linear(f, mlp / "dense1", l.q_dim, inner);
-  p.linear(f, mlp / "dense2", inner, l.q_dim);
+  p.linear(f, mlp / "dense2", inner, l.q_dim, true, graph::Operand::Inner);
   return add(b, f, h, "Add_" + l.tag + "_2");
 }
 

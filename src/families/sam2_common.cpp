@@ -104,7 +104,7 @@ std::vector<StageOutput> hiera_det(const BuildInput& in, GraphBuilder& b, const 
       b.at(attn).attention = graph::AttentionAttrs{heads[s], heads[s], dim_out / heads[s], q_len, kv_len};
       b.at(attn).attention->fused_qkv = true;
       linear_tensors(b, attn, l / "attn" / "qkv", dim, 3 * dim_out, true);
-      linear_tensors(b, attn, l / "attn" / "proj", dim_out, dim_out, true);
+      linear_tensors(b, attn, l / "attn" / "proj", dim_out, dim_out, true, graph::Operand::Inner);
       if (dim_out % heads[s] != 0) b.fail(attn, fmt::format("{} channels do not split into {} heads", dim_out, heads[s]));
       if (!padding_noted && count > 1 && count * window * window != grid_h * grid_w) {
         b.note(fmt::format("stage {}: the {}x{} token grid is padded to whole {}x{} windows", s, grid_h, grid_w,

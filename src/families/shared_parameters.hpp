@@ -13,16 +13,17 @@ class SharedParameters {
  public:
   explicit SharedParameters(graph::GraphBuilder& b) : b_(b) {}
 
-  void operator()(const graph::Value& owner, const std::string& name, graph::Shape shape, graph::TensorRole role) {
+  void operator()(const graph::Value& owner, const std::string& name, graph::Shape shape, graph::TensorRole role,
+                  graph::Operand operand = graph::Operand::Input) {
     if (declared_.insert(name).second)
-      b_.parameter(owner, name, std::move(shape), role);
+      b_.parameter(owner, name, std::move(shape), role, operand);
     else
-      b_.tied(owner, name, std::move(shape), name, role);
+      b_.tied(owner, name, std::move(shape), name, role, operand);
   }
-  /// nn.Linear(in, out): weight [out, in], and bias [out] when `bias`.
+  /// nn.Linear(in, out): weight [out, in], and bias [out] when `bias`; `operand` what it multiplies.
   void linear(const graph::Value& owner, const graph::Scope& module, std::int64_t in, std::int64_t out,
-              bool bias = true) {
-    (*this)(owner, module("weight"), {out, in}, graph::TensorRole::Linear);
+              bool bias = true, graph::Operand operand = graph::Operand::Input) {
+    (*this)(owner, module("weight"), {out, in}, graph::TensorRole::Linear, operand);
     if (bias) (*this)(owner, module("bias"), {out}, graph::TensorRole::Bias);
   }
   /// A LayerNorm node over x's last dimension.

@@ -38,9 +38,10 @@ Value swinv2::layer(GraphBuilder& b, const Value& x, const swin::Settings& setti
   b.at(h).attention->sdpa = false;
   b.parameter(h, self("logit_scale"), {spec.heads, 1, 1}, graph::TensorRole::Other);
   const Scope mlp = self / "continuous_position_bias_mlp";
-  b.parameter(h, (mlp / 0)("weight"), {kPositionBiasHidden, 2}, graph::TensorRole::Linear);
+  b.parameter(h, (mlp / 0)("weight"), {kPositionBiasHidden, 2}, graph::TensorRole::Linear, graph::Operand::Positions);
   b.parameter(h, (mlp / 0)("bias"), {kPositionBiasHidden}, graph::TensorRole::Bias);
-  b.parameter(h, (mlp / 2)("weight"), {spec.heads, kPositionBiasHidden}, graph::TensorRole::Linear);
+  b.parameter(h, (mlp / 2)("weight"), {spec.heads, kPositionBiasHidden}, graph::TensorRole::Linear,
+              graph::Operand::Positions);
   h = norm(b, h, n.norm(1, NormKind::LayerNorm), {l / "layernorm_before"});
   auto residual = add(b, h, x, n.add(1));
   h = feed_forward(b, residual, n.ffn(),

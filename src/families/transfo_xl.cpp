@@ -168,10 +168,8 @@ Value relative_attention(GraphBuilder& b, const Value& x, std::int64_t i, const 
   }
   const std::int64_t width = s.heads * s.d_head;
   linear_tensors(b, out, module / "qkv_net", s.d_model, 3 * width, false);
-  // r_net is declared before o_net (the reference registers it last) so that the output projection is the
-  // node's last matmul weight, which the planner reads as the one consuming the heads' output.
-  linear_tensors(b, out, module / "r_net", s.d_model, width, false);
-  linear_tensors(b, out, module / "o_net", width, s.d_model, false);
+  linear_tensors(b, out, module / "r_net", s.d_model, width, false, graph::Operand::Positions);
+  linear_tensors(b, out, module / "o_net", width, s.d_model, false, graph::Operand::Inner);
   if (x.shape.back() != s.d_model)
     b.fail(out, fmt::format("expects hidden size {}, receives {}", s.d_model, x.shape.back()));
   return out;

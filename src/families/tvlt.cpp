@@ -46,7 +46,7 @@ Value tvlt_layer(GraphBuilder& b, SharedParameters& p, const Value& x, const Sta
   b.at(a).dropout = s.hidden_dropout;
   for (const char* proj : {"query", "key", "value"})
     p.linear(a, attn / "attention" / proj, s.hidden, s.hidden, s.qkv_bias);
-  p.linear(a, attn / "output" / "dense", s.hidden, s.hidden);
+  p.linear(a, attn / "output" / "dense", s.hidden, s.hidden, true, graph::Operand::Inner);
   if (s.hidden % s.heads != 0)
     b.fail(a, fmt::format("hidden size {} not divisible by {} heads", s.hidden, s.heads));
   auto sum = add(b, a, x, names.add(1));
@@ -55,7 +55,7 @@ Value tvlt_layer(GraphBuilder& b, SharedParameters& p, const Value& x, const Sta
   b.at(f).feed_forward = graph::FeedForwardAttrs{s.hidden, s.intermediate, s.activation, false, 0.0};
   b.at(f).dropout = s.hidden_dropout;
   p.linear(f, l / "intermediate" / "dense", s.hidden, s.intermediate);
-  p.linear(f, l / "output" / "dense", s.intermediate, s.hidden);
+  p.linear(f, l / "output" / "dense", s.intermediate, s.hidden, true, graph::Operand::Inner);
   auto out = add(b, f, sum, names.add(2));
   b.set_block(-1);
   return out;

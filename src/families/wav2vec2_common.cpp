@@ -111,7 +111,8 @@ Value wavlm_layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& 
   auto attn = attention(b, in, names.attention(), a);
   const std::int64_t head_dim = a.heads > 0 ? a.hidden / a.heads : 0;
   b.parameter(attn, a.module("gru_rel_pos_const"), {1, a.heads, 1, 1}, graph::TensorRole::Other);
-  linear_tensors(b, attn, a.module / "gru_rel_pos_linear", head_dim, 8, true);
+  // The gate projects each head's query, inside the op.
+  linear_tensors(b, attn, a.module / "gru_rel_pos_linear", head_dim, 8, true, graph::Operand::Internal);
   add_score_bias(b, attn, *bias);
   auto sum = add(b, attn, x, names.add(1));
   if (stable) {

@@ -53,8 +53,8 @@ Value language_adapter(const BuildInput& in, GraphBuilder& b, const Value& x, co
                        .down = adapters / langs[0] / "dense2"};
   auto a = feed_forward(b, h, fmt::format("Adapter_{}", i), spec);
   for (std::size_t l = 1; l < langs.size(); ++l) {
-    linear_tensors(b, a, adapters / langs[l] / "dense1", hidden, bottleneck, true);
-    linear_tensors(b, a, adapters / langs[l] / "dense2", bottleneck, hidden, true);
+    linear_tensors(b, a, adapters / langs[l] / "dense1", hidden, bottleneck, true, graph::Operand::Idle);
+    linear_tensors(b, a, adapters / langs[l] / "dense2", bottleneck, hidden, true, graph::Operand::Idle);
   }
   return add(b, a, ln_before ? h : x, fmt::format("Adapter_Add_{}", i));
 }

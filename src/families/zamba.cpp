@@ -55,14 +55,16 @@ Value mixer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& m, con
                                          .projection = 2 * d.inner};
   const std::int64_t per_head = d.mamba_heads > 0 ? d.inner / d.mamba_heads : 0;
   linear_tensors(b, out, m / "in_proj", d.hidden, 2 * d.inner, d.proj_bias);
-  b.parameter(out, (m / "conv1d")("weight"), {d.inner, 1, d.conv_kernel}, graph::TensorRole::Conv);
+  b.parameter(out, (m / "conv1d")("weight"), {d.inner, 1, d.conv_kernel}, graph::TensorRole::Conv, graph::Operand::Internal);
   if (d.conv_bias) b.parameter(out, (m / "conv1d")("bias"), {d.inner}, graph::TensorRole::Bias);
-  b.parameter(out, m("x_proj_weight"), {d.mamba_heads, d.dt_rank + 2 * d.state, per_head}, graph::TensorRole::Stacked);
-  b.parameter(out, m("dt_proj_weight"), {d.mamba_heads, per_head, d.dt_rank}, graph::TensorRole::Stacked);
+  b.parameter(out, m("x_proj_weight"), {d.mamba_heads, d.dt_rank + 2 * d.state, per_head}, graph::TensorRole::Stacked,
+              graph::Operand::Internal);
+  b.parameter(out, m("dt_proj_weight"), {d.mamba_heads, per_head, d.dt_rank}, graph::TensorRole::Stacked,
+              graph::Operand::Internal);
   b.parameter(out, m("dt_proj_bias"), {d.mamba_heads, per_head}, graph::TensorRole::Bias);
   b.parameter(out, m("A_log"), {d.mamba_heads, per_head, d.state}, graph::TensorRole::Other);
   b.parameter(out, m("D"), {d.mamba_heads, per_head}, graph::TensorRole::Other);
-  linear_tensors(b, out, m / "out_proj", d.inner, d.hidden, d.proj_bias);
+  linear_tensors(b, out, m / "out_proj", d.inner, d.hidden, d.proj_bias, graph::Operand::Inner);
   if (d.mamba_heads <= 0 || d.inner % d.mamba_heads != 0)
     b.fail(out, fmt::format("n_mamba_heads {} does not divide the {} mixer channels", d.mamba_heads, d.inner));
   return out;
@@ -80,12 +82,12 @@ Value shared_block(GraphBuilder& b, const Value& x, const Value& embeddings, std
   const Scope st = root / "layers" / i / "shared_transf";
   const Scope owner = root / "layers" / owner_layer / "shared_transf";
   auto declare = [&](const Value& node, const Scope& module, std::string_view leaf, graph::Shape shape,
-                     graph::TensorRole role) {
+                     graph::TensorRole role, graph::Operand operand = graph::Operand::Input) {
     const std::string rel = module.path().substr(st.path().size());
     if (i == owner_layer)
-      b.parameter(node, module(leaf), std::move(shape), role);
+      b.parameter(node, module(leaf), std::move(shape), role, operand);
     else
-      b.tied(node, module(leaf), std::move(shape), Scope(owner.path() + rel)(leaf), role);
+      b.tied(node, module(leaf), std::move(shape), Scope(owner.path() + rel)(leaf), role, operand);
   };
   const std::int64_t seq = x.shape.front();
   auto n1 = b.node(NodeType::RMSNorm, fmt::format("Shared_RMSNorm_{}_1", i), {seq, d.attention_hidden},
@@ -107,7 +109,8 @@ Value shared_block(GraphBuilder& b, const Value& x, const Value& embeddings, std
   declare(a, attn / "q_proj", "weight", {d.heads * d.head_dim, d.attention_hidden}, graph::TensorRole::Linear);
   declare(a, attn / "k_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden}, graph::TensorRole::Linear);
   declare(a, attn / "v_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden}, graph::TensorRole::Linear);
-  declare(a, attn / "o_proj", "weight", {d.hidden, d.heads * d.head_dim}, graph::TensorRole::Linear);
+  declare(a, attn / "o_proj", "weight", {d.hidden, d.heads * d.head_dim}, graph::TensorRole::Linear,
+          graph::Operand::Inner);
   if (d.kv_heads <= 0 || d.heads % d.kv_heads != 0)
     b.fail(a, fmt::format("{} KV heads do not divide {} query heads", d.kv_heads, d.heads));
 
@@ -118,7 +121,7 @@ Value shared_block(GraphBuilder& b, const Value& x, const Value& embeddings, std
   b.at(f).feed_forward = graph::FeedForwardAttrs{d.hidden, d.intermediate, d.activation, true};
   declare(f, ff / "gate_proj", "weight", {d.intermediate, d.hidden}, graph::TensorRole::Linear);
   declare(f, ff / "up_proj", "weight", {d.intermediate, d.hidden}, graph::TensorRole::Linear);
-  declare(f, ff / "down_proj", "weight", {d.hidden, d.intermediate}, graph::TensorRole::Linear);
+  declare(f, ff / "down_proj", "weight", {d.hidden, d.intermediate}, graph::TensorRole::Linear, graph::Operand::Inner);
   return f;
 }
 

@@ -65,15 +65,15 @@ struct KeptCopies {
 };
 
 // A bias-free Linear node of the shared block whose weight may alias another layer's copy.
-using Declare =
-    std::function<void(const Value&, const Scope&, std::string_view, graph::Shape, bool adapter, graph::TensorRole)>;
+using Declare = std::function<void(const Value&, const Scope&, std::string_view, graph::Shape, bool adapter,
+                                   graph::TensorRole, graph::Operand)>;
 
 Value shared_linear(GraphBuilder& b, const Value& x, const std::string& name, const Scope& module, std::int64_t in,
                     std::int64_t out, const Declare& declare) {
   graph::Shape shape = x.shape;
   shape.back() = out;
   auto node = b.node(NodeType::Linear, name, shape, {x}, module);
-  declare(node, module, "weight", {out, in}, true, graph::TensorRole::Linear);
+  declare(node, module, "weight", {out, in}, true, graph::TensorRole::Linear, graph::Operand::Input);
   return node;
 }
 
@@ -91,23 +91,23 @@ Value shared_block(GraphBuilder& b, const Value& x, const Value& embeddings, std
   // save_pretrained keeps them and aliased elsewhere. An adapter runs at one use only: that use's node owns it,
   // under the name of the layer whose copy is kept.
   Declare declare = [&](const Value& node, const Scope& module, std::string_view leaf, graph::Shape shape,
-                        bool is_adapter, graph::TensorRole role) {
+                        bool is_adapter, graph::TensorRole role, graph::Operand operand) {
     const std::int64_t owner = is_adapter ? kept.adapters : kept.main;
     const std::string rel = module.path().substr(st.path().size());
     const std::string kept_name = Scope((root / "layers" / owner / "shared_transformer").path() + rel)(leaf);
     if (owner == i || is_adapter)
-      b.parameter(node, kept_name, std::move(shape), role);
+      b.parameter(node, kept_name, std::move(shape), role, operand);
     else
-      b.tied(node, module(leaf), std::move(shape), kept_name, role);
+      b.tied(node, module(leaf), std::move(shape), kept_name, role, operand);
   };
   const Declare main = [&](const Value& node, const Scope& module, std::string_view leaf, graph::Shape shape, bool,
-                           graph::TensorRole role) {
-    declare(node, module, leaf, std::move(shape), false, role);
+                           graph::TensorRole role, graph::Operand operand) {
+    declare(node, module, leaf, std::move(shape), false, role, operand);
   };
   const std::int64_t seq = x.shape.front();
   auto n1 = b.node(NodeType::RMSNorm, fmt::format("Shared_RMSNorm_{}_1", i), {seq, d.attention_hidden},
                    {x, embeddings}, st / "input_layernorm");
-  main(n1, st / "input_layernorm", "weight", {d.attention_hidden}, false, graph::TensorRole::Norm);
+  main(n1, st / "input_layernorm", "weight", {d.attention_hidden}, false, graph::TensorRole::Norm, graph::Operand::Input);
   if (x.shape.back() + embeddings.shape.back() != d.attention_hidden)
     b.fail(n1, fmt::format("the hidden state and embeddings concatenate to {} channels, but attention_hidden_size is "
                            "{}",
@@ -128,10 +128,10 @@ Value shared_block(GraphBuilder& b, const Value& x, const Value& embeddings, std
   b.at(a).attention = graph::AttentionAttrs{.heads = d.heads, .kv_heads = d.kv_heads, .head_dim = d.head_dim,
                                             .query_len = seq, .kv_len = seq, .causal = true,
                                             .dropout = d.attention_dropout, .rotary = d.rope};
-  main(a, attn / "q_proj", "weight", {d.heads * d.head_dim, d.attention_hidden}, false, graph::TensorRole::Linear);
-  main(a, attn / "k_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden}, false, graph::TensorRole::Linear);
-  main(a, attn / "v_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden}, false, graph::TensorRole::Linear);
-  main(a, attn / "o_proj", "weight", {d.hidden, d.heads * d.head_dim}, false, graph::TensorRole::Linear);
+  main(a, attn / "q_proj", "weight", {d.heads * d.head_dim, d.attention_hidden}, false, graph::TensorRole::Linear, graph::Operand::Input);
+  main(a, attn / "k_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden}, false, graph::TensorRole::Linear, graph::Operand::Input);
+  main(a, attn / "v_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden}, false, graph::TensorRole::Linear, graph::Operand::Input);
+  main(a, attn / "o_proj", "weight", {d.hidden, d.heads * d.head_dim}, false, graph::TensorRole::Linear, graph::Operand::Inner);
   if (d.kv_heads <= 0 || d.heads % d.kv_heads != 0)
     b.fail(a, fmt::format("{} KV heads do not divide {} query heads", d.kv_heads, d.heads));
   if (d.attention_adapters && d.kv_heads * d.head_dim != d.attention_hidden)
@@ -139,17 +139,17 @@ Value shared_block(GraphBuilder& b, const Value& x, const Value& embeddings, std
                           d.attention_hidden, d.kv_heads * d.head_dim));
 
   auto n2 = b.node(NodeType::RMSNorm, fmt::format("Shared_RMSNorm_{}_2", i), a.shape, {a}, st / "pre_ff_layernorm");
-  main(n2, st / "pre_ff_layernorm", "weight", {d.hidden}, false, graph::TensorRole::Norm);
+  main(n2, st / "pre_ff_layernorm", "weight", {d.hidden}, false, graph::TensorRole::Norm, graph::Operand::Input);
   const Scope ff = st / "feed_forward";
   // The adapter's output joins gate_up_proj's before the activation: a second input of the feed-forward node.
   auto lora = adapter(b, n2, fmt::format("Adapter_{}_gate_up", i), ff / "gate_up_proj_adapter_list", use, d.hidden,
                       2 * d.intermediate, d, declare);
   auto f = b.node(NodeType::GatedFeedForward, BlockNames{i}.ffn(), n2.shape, {n2, lora}, ff);
   b.at(f).feed_forward = graph::FeedForwardAttrs{d.hidden, d.intermediate, d.activation, true};
-  main(f, ff / "gate_up_proj", "weight", {2 * d.intermediate, d.hidden}, false, graph::TensorRole::Linear);
-  if (d.bias) main(f, ff / "gate_up_proj", "bias", {2 * d.intermediate}, false, graph::TensorRole::Bias);
-  main(f, ff / "down_proj", "weight", {d.hidden, d.intermediate}, false, graph::TensorRole::Linear);
-  if (d.bias) main(f, ff / "down_proj", "bias", {d.hidden}, false, graph::TensorRole::Bias);
+  main(f, ff / "gate_up_proj", "weight", {2 * d.intermediate, d.hidden}, false, graph::TensorRole::Linear, graph::Operand::Input);
+  if (d.bias) main(f, ff / "gate_up_proj", "bias", {2 * d.intermediate}, false, graph::TensorRole::Bias, graph::Operand::Input);
+  main(f, ff / "down_proj", "weight", {d.hidden, d.intermediate}, false, graph::TensorRole::Linear, graph::Operand::Inner);
+  if (d.bias) main(f, ff / "down_proj", "bias", {d.hidden}, false, graph::TensorRole::Bias, graph::Operand::Input);
   return f;
 }
 

@@ -122,12 +122,13 @@ void check_shape(const std::string& name, const Shape& shape) {
 }
 }  // namespace
 
-void GraphBuilder::parameter(const Value& owner, std::string name, Shape shape, TensorRole role) {
+void GraphBuilder::parameter(const Value& owner, std::string name, Shape shape, TensorRole role, Operand operand) {
   check_tensor_budget(graph_.tensors.size());
   name = nested(std::move(name));
   check_shape(name, shape);
   TensorSpec t{std::move(name), std::move(shape), param_dtype_, TensorKind::Parameter, owner.node, {}};
   t.role = role;
+  t.operand = operand;
   at(owner).tensors.push_back(static_cast<int>(graph_.tensors.size()));
   graph_.tensors.push_back(std::move(t));
 }
@@ -153,11 +154,13 @@ void GraphBuilder::freeze_if(const std::function<bool(std::string_view name)>& f
     if (spec.kind == TensorKind::Parameter && frozen(spec.name)) spec.frozen = true;
 }
 
-void GraphBuilder::tied(const Value& owner, std::string name, Shape shape, std::string target, TensorRole role) {
+void GraphBuilder::tied(const Value& owner, std::string name, Shape shape, std::string target, TensorRole role,
+                        Operand operand) {
   check_tensor_budget(graph_.tensors.size());
   TensorSpec t{nested(std::move(name)), std::move(shape), param_dtype_, TensorKind::Parameter, owner.node,
                nested(std::move(target))};
   t.role = role;
+  t.operand = operand;
   at(owner).tensors.push_back(static_cast<int>(graph_.tensors.size()));
   graph_.tensors.push_back(std::move(t));
 }

@@ -59,8 +59,9 @@ class GraphBuilder {
              const Scope& module = Scope());
 
   /// A parameter `owner` reads; `role` says what it is to that op (see TensorRole), so the planners never
-  /// guess it from the name.
-  void parameter(const Value& owner, std::string name, Shape shape, TensorRole role);
+  /// guess it from the name; `operand`, which activation a matmul weight multiplies (see Operand).
+  void parameter(const Value& owner, std::string name, Shape shape, TensorRole role,
+                 Operand operand = Operand::Input);
   void buffer(const Value& owner, std::string name, Shape shape, DType dtype);
   /// Marks the parameters `owner` has declared so far as frozen (requires_grad False in the reference).
   void freeze(const Value& owner);
@@ -69,7 +70,8 @@ class GraphBuilder {
   /// A parameter that aliases `target` (tied embeddings): used by the node, not saved.
   /// `role` is what the alias is to `owner`, which may differ from the target's (a head tied to the embedding
   /// table multiplies by it: Linear).
-  void tied(const Value& owner, std::string name, Shape shape, std::string target, TensorRole role);
+  void tied(const Value& owner, std::string name, Shape shape, std::string target, TensorRole role,
+            Operand operand = Operand::Input);
   /// Records the first reason the graph cannot run; later failures are consequences.
   void fail(const Value& at, std::string reason);
   /// A remark that does not stop the forward pass (e.g. positions extrapolated by RoPE).

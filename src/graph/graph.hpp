@@ -81,6 +81,24 @@ constexpr bool is_matmul_role(TensorRole r) {
   return r == TensorRole::Linear || r == TensorRole::Matrix || r == TensorRole::Stacked || r == TensorRole::Conv;
 }
 
+/// Which activation a matmul weight multiplies, stated where the block declares it (like its role). The
+/// activation rules keep one input per operand a matmul reads (q, k and v share the node's input; an output
+/// projection keeps the heads' output), and the cost model runs a weight over its operand's positions.
+enum class Operand {
+  Input,        ///< the node's main input: q/k/v, an MLP's gate and up, a router, a shared expert's input, a head
+  Memory,       ///< another node's output the op reads: cross-attention's encoder states, deformable attention's values
+  Inner,        ///< the op's own inner activation, read by its closing projection (o_proj, down_proj, out_proj)
+  QueryLatent,  ///< MLA: the normed compressed query (q_b_proj)
+  KvLatent,     ///< MLA: the normed compressed key-value (kv_b_proj)
+  Routed,       ///< routed experts' input projections: the tokens gathered for each expert
+  RoutedInner,  ///< routed experts' down projection
+  Internal,     ///< an activation inside the op whose kept copy the op's own rule counts (a mixer's conv1d,
+                ///< x_proj and gates; nn.MultiheadAttention's in_proj behind separate q/k/v projections)
+  Positions,    ///< position embeddings the op projects (DETR's query and key positions, relative-position tables):
+                ///< [positions, hidden] per layer, which the rules leave out of the kept activations
+  Idle,         ///< held by the op but not run on this input (X-MOD's adapters of the other languages)
+};
+
 struct TensorSpec {
   std::string name;  ///< exact Hugging Face state-dict name
   Shape shape;       ///< PyTorch order
@@ -89,6 +107,7 @@ struct TensorSpec {
   int node = -1;        ///< owning node
   std::string tied_to;  ///< non-empty: an alias of that tensor, which save_pretrained drops
   TensorRole role = TensorRole::Other;  ///< declared by the block (GraphBuilder::parameter); Other for buffers
+  Operand operand = Operand::Input;     ///< what a matmul weight multiplies, declared with its role
   /// requires_grad is off in the reference (DETR's stem, Whisper's sinusoid): saved and counted, but no
   /// gradient, optimizer state or autocast cache.
   bool frozen = false;
@@ -167,9 +186,6 @@ struct LinearAttentionAttrs {
   std::int64_t value_head_dim = 0;
   std::int64_t conv_kernel = 0;
   std::int64_t chunk = 64;  ///< tokens per block of the chunked kernel (flash-linear-attention's BT)
-  /// Matmul weights that read the mixer's input (in_proj_qkvz + in_proj_ba, or Qwen3.5's four), declared
-  /// first; out_proj is declared last.
-  std::int64_t input_projections = 2;
 };
 
 /// The recurrence a RecurrentMixer node runs. Each keeps a state whose size does not grow with the sequence.
@@ -183,9 +199,8 @@ enum class RecurrentCell {
 /// "RG-LRU", "WKV", "mLSTM", "Lightning Attention"
 std::string_view recurrent_cell_name(RecurrentCell c);
 
-/// A recurrent mixer: input projections (declared first, `input_projections` matmul weights reading the
-/// node's input), an optional depthwise causal conv1d of conv_kernel taps, the scan over `width` channels in
-/// `heads` heads, and an output projection (declared last). `state` is the scan's state in scalars per
+/// A recurrent mixer: input projections (Operand::Input), an optional depthwise causal conv1d of conv_kernel taps,
+/// the scan over `width` channels in `heads` heads, and an output projection (Operand::Inner). `state` is the scan's state in scalars per
 /// sequence: what a generation cache keeps, and what a chunked kernel materialises at each chunk boundary.
 struct RecurrentAttrs {
   RecurrentCell cell = RecurrentCell::RgLru;
@@ -195,7 +210,6 @@ struct RecurrentAttrs {
   std::int64_t state = 0;         ///< scalars per sequence
   std::int64_t conv_kernel = 0;   ///< 0: no convolution
   std::int64_t chunk = 0;         ///< tokens per block of a chunked kernel; 0: a token-by-token scan
-  std::int64_t input_projections = 1;
   bool token_shift = false;  ///< as FeedForwardAttrs::token_shift (RWKV's time mix)
 };
 
@@ -204,8 +218,7 @@ struct RecurrentAttrs {
 /// (sampling_offsets) around its reference point and a softmax weight for each (attention_weights); the value
 /// (value_proj of `value_len` tokens, the feature maps of all levels flattened) is sampled there bilinearly
 /// (grid_sample) and the weighted samples summed; output_proj maps the heads back. No [queries, value_len]
-/// score matrix exists. Tensors are declared in the reference's order: sampling_offsets, attention_weights,
-/// value_proj, output_proj, so the value projection is the third matmul weight.
+/// score matrix exists. value_proj reads the value node (Operand::Memory), output_proj the samples (Inner).
 struct DeformableAttrs {
   std::int64_t heads = 0;
   std::int64_t head_dim = 0;
@@ -282,7 +295,6 @@ struct MoEAttrs {
   std::string activation;
   bool gated = true;
   std::int64_t expert_inputs = 2;   ///< matmul weights of one routed expert that read its input
-  std::int64_t routed_matmuls = 0;  ///< matmul weights of all routed experts together
   std::vector<int> routed_tensors;  ///< Graph::tensors indices of the routed experts' tensors
 };
 

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "plan/score_rules.hpp"
+
 namespace neurarch::plan {
 namespace {
 using graph::Node;
@@ -46,16 +48,20 @@ class Builder {
   }
 
  private:
-  // The matmul weights of a node in declaration order (blocks declare input projections first,
-  // the output projection last), and whether each one makes autograd keep its input.
-  std::vector<bool> saving_weights(const Node& n) const {
-    std::vector<bool> out;
-    for (int t : n.tensors) {
-      const auto& r = roles_[static_cast<std::size_t>(t)];
-      if (!r.matmul) continue;
-      out.push_back(r.trained || r.lora_target || quantized(t));
-    }
+  // The matmul weights of a node that multiply `operand`, as its block declared them.
+  std::vector<int> matmuls(const Node& n, graph::Operand operand) const {
+    std::vector<int> out;
+    for (int t : n.tensors)
+      if (roles_[static_cast<std::size_t>(t)].matmul && g_.tensors[static_cast<std::size_t>(t)].operand == operand)
+        out.push_back(t);
     return out;
+  }
+
+  // Whether a matmul weight makes autograd keep its input: a trained weight (its gradient), an adapter
+  // (lora_A's gradient) or a 4-bit base that keeps it.
+  bool saving(int t) const {
+    const auto& r = roles_[static_cast<std::size_t>(t)];
+    return r.trained || r.lora_target || quantized(t);
   }
 
   // A 4-bit base linear that keeps its input: bitsandbytes < 0.43.2's MatMul4Bit keeps it whenever the
@@ -64,66 +70,54 @@ class Builder {
   bool quantized(int t) const { return roles_[static_cast<std::size_t>(t)].quantized && s_.qlora_keeps_input; }
 
   // Whether the base matmul itself keeps its input: a trained weight (its gradient) or a 4-bit one.
-  bool base_keeps_input(const Node& n, std::size_t matmul_index) const {
-    std::size_t i = 0;
-    for (int t : n.tensors) {
-      const auto& r = roles_[static_cast<std::size_t>(t)];
-      if (!r.matmul) continue;
-      if (i++ == matmul_index) return r.trained || quantized(t);
-    }
-    return false;
+  bool base_keeps_input(int t) const {
+    const auto& r = roles_[static_cast<std::size_t>(t)];
+    return r.trained || quantized(t);
   }
 
-  bool lora_on(const Node& n, std::size_t matmul_index) const {
-    std::size_t i = 0;
-    for (int t : n.tensors) {
-      const auto& r = roles_[static_cast<std::size_t>(t)];
-      if (!r.matmul) continue;
-      if (i++ == matmul_index) return r.lora_target && s_.mode != Mode::Full;
-    }
-    return false;
+  bool lora_on(int t) const { return roles_[static_cast<std::size_t>(t)].lora_target && s_.mode != Mode::Full; }
+
+  // Whether a matmul keeps its input as it comes, not only an adapter's dropped copy.
+  bool keeps_plain_input(int t) const {
+    if (!saving(t)) return false;
+    return !lora_on(t) || base_keeps_input(t) || s_.lora_dropout <= 0;
+  }
+  bool keeps_plain_input(const Node& n, graph::Operand operand) const {
+    const auto readers = matmuls(n, operand);
+    return std::any_of(readers.begin(), readers.end(), [&](int t) { return keeps_plain_input(t); });
+  }
+  bool keeps_input(const Node& n, graph::Operand operand) const {
+    const auto readers = matmuls(n, operand);
+    return std::any_of(readers.begin(), readers.end(), [&](int t) { return saving(t); });
   }
 
-  // The last matmul of a node (an attention's output projection, an MLP's down projection) reads the
-  // node's inner activations: it keeps them as a base linear does, plus, when LoRA with dropout adapts
-  // it, the adapter's mask and dropped copy, like any other adapted linear.
+  // The closing projection (an attention's o_proj, an MLP's down_proj) reads the node's inner activations:
+  // it keeps them as a base linear does, plus, when LoRA with dropout adapts it, the adapter's mask and
+  // dropped copy, like any other adapted linear.
   void output_projection_input(NodeActivations& a, const Node& n, std::int64_t elements, const std::string& what) {
-    const auto saving = saving_weights(n);
-    if (!saving.empty()) linear_inputs(a, n, saving.size() - 1, 1, elements, p_.compute, what);
-  }
-
-  // Whether the matmul at `index` keeps its input as it comes, not only an adapter's dropped copy.
-  bool keeps_plain_input(const Node& n, std::size_t index) const {
-    const auto saving = saving_weights(n);
-    if (index >= saving.size() || !saving[index]) return false;
-    return !lora_on(n, index) || base_keeps_input(n, index) || s_.lora_dropout <= 0;
+    linear_inputs(a, n, graph::Operand::Inner, elements, p_.compute, what);
   }
 
   // A linear keeps its input for the weight gradient. Autocast casts an fp32 input separately for
   // every linear that reads it (only weights are cached), so q, k and v each keep their own copy;
   // a bf16 input is shared. LoRA with dropout keeps a mask and a dropped copy per adapted linear.
-  void linear_inputs(NodeActivations& a, const Node& n, std::size_t first, std::size_t count, std::int64_t elements,
-                     int in_bytes, const std::string& what, bool adapters_only = false, bool one_linear = false) {
-    std::vector<std::size_t> readers(count);
-    std::iota(readers.begin(), readers.end(), first);
-    linear_inputs(a, n, readers, elements, in_bytes, what, adapters_only, one_linear);
-  }
-
-  // The same for linears that read one input but are not declared next to each other.
   // `adapters_only`: the input itself is already kept (shared encoder states): only the adapters'
   // own dropout copies are new.
   // `one_linear`: the framework's model runs these matmuls as one linear (litgpt's fused qkv), whose adapter
   // drops its input once for all of them.
-  void linear_inputs(NodeActivations& a, const Node& n, const std::vector<std::size_t>& matmuls,
-                     std::int64_t elements, int in_bytes, const std::string& what, bool adapters_only = false,
-                     bool one_linear = false) {
-    auto saving = saving_weights(n);
+  void linear_inputs(NodeActivations& a, const Node& n, graph::Operand operand, std::int64_t elements, int in_bytes,
+                     const std::string& what, bool adapters_only = false, bool one_linear = false) {
+    linear_inputs(a, matmuls(n, operand), elements, in_bytes, what, adapters_only, one_linear);
+  }
+
+  void linear_inputs(NodeActivations& a, const std::vector<int>& matmuls, std::int64_t elements, int in_bytes,
+                     const std::string& what, bool adapters_only = false, bool one_linear = false) {
     int readers = 0, lora_readers = 0;
-    for (std::size_t i : matmuls) {
-      if (i >= saving.size() || !saving[i]) continue;
-      const bool adapted = lora_on(n, i);
+    for (int t : matmuls) {
+      if (!saving(t)) continue;
+      const bool adapted = lora_on(t);
       if (adapted) ++lora_readers;
-      if (!adapted || base_keeps_input(n, i)) ++readers;
+      if (!adapted || base_keeps_input(t)) ++readers;
     }
     if (one_linear) {
       lora_readers = std::min(lora_readers, 1);
@@ -188,16 +182,14 @@ class Builder {
     }
   }
 
-  // A saved dropout mask: CUDA's fused kernel keeps a bool per element; the CPU kernel multiplies
-  // by a noise tensor of the dropped tensor's own dtype and keeps that (dropout_mask_bytes 0).
-  int mask_bytes(int dropped_bytes) const { return s_.dropout_mask_bytes > 0 ? s_.dropout_mask_bytes : dropped_bytes; }
+  int mask_bytes(int dropped_bytes) const { return dropout_mask_bytes(s_, dropped_bytes); }
 
-  // A softmax keeps its result for backward; torch <= 1.10 keeps its input as well (the input as softmax
-  // saw it: an fp32 softmax's is the fp32 cast, the same size as the result).
-  void softmax(NodeActivations& a, std::string_view what, std::int64_t elements, int bytes) const {
-    a.saved.push_back({fmt::format("{} (softmax output)", what), elements, bytes});
-    if (s_.softmax_saves_input)
-      a.saved.push_back({fmt::format("{}: softmax input (torch <= 1.10 keeps it)", what), elements, bytes});
+  // Score-shaped tensors (score_rules.hpp) over `elements` scores.
+  static void keep(NodeActivations& a, const std::vector<ScoreTensor>& kept, std::int64_t elements) {
+    for (const auto& t : kept) a.saved.push_back({t.what, elements * t.count, t.bytes});
+  }
+  void softmax(NodeActivations& a, const std::string& what, std::int64_t elements, int bytes) const {
+    keep(a, softmax_kept(s_, what, bytes), elements);
   }
 
   void output_dropout(NodeActivations& a, const Node& n) {
@@ -285,23 +277,24 @@ class Builder {
                      out);
         break;
       case NodeType::Linear:
-        linear_inputs(a, n, 0, 1, tokens * d_in, in_bytes, "dense input");
+        linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "dense input");
         lora_bottlenecks(a, n, tokens);
         activation(a, n.activation, tokens * d);
         output_dropout(a, n);
         out = c;
         break;
       case NodeType::Pooler:
-        linear_inputs(a, n, 0, 1, d_in, in_bytes, "pooler input (first token)");
+        linear_inputs(a, n, graph::Operand::Input, d_in, in_bytes, "pooler input (first token)");
         if (!n.activation.empty()) a.saved.push_back({"pooler " + n.activation + " output", d, c});
         out = c;
         break;
       case NodeType::Classifier:
-        linear_inputs(a, n, 0, 1, tokens * d_in, in_bytes, "classifier input");
+        linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "classifier input");
         out = c;
         break;
       case NodeType::LMHead: {
-        linear_inputs(a, n, 0, 1, tokens * d_in, in_bytes, "LM head input");
+        // One product, even when the head's matrix is two concatenated (MobileBERT's decoder and dense).
+        linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "LM head input", false, true);
         lora_bottlenecks(a, n, tokens);
         const auto loss = loss_memory(s_, tokens, d, c);
         logits_.tokens += tokens;
@@ -325,9 +318,9 @@ class Builder {
         // Uncast, the input a convolution keeps is the tensor its producer made: when a ReLU already keeps it (or
         // a sibling convolution of a residual branch does), only the adapters' own copies are new.
         const bool shared = in && !(p_.autocast && in_bytes > 2) && already_kept(*in, in_bytes);
-        linear_inputs(a, n, 0, 1, elements, in_bytes, "conv input", shared);
+        linear_inputs(a, n, graph::Operand::Input, elements, in_bytes, "conv input", shared);
         if (in && recorded_[static_cast<std::size_t>(n.index)] && !(p_.autocast && in_bytes > 2) &&
-            keeps_plain_input(n, 0))
+            keeps_plain_input(n, graph::Operand::Input))
           keep_output(*in, in_bytes);
         // An activation and dropout on the conv's output (SegFormer's Mix-FFN) keep their own.
         const std::int64_t produced = std::accumulate(n.out.begin(), n.out.end(), std::int64_t{1}, std::multiplies<>());
@@ -444,8 +437,7 @@ class Builder {
     if (at.kv_input >= 0) {
       cross_attention_inputs(a, n, tokens, d_in, in_bytes);
     } else {
-      std::size_t input_projections = at.fused_qkv ? 1 : 3;
-      linear_inputs(a, n, 0, input_projections, tokens * d_in, in_bytes, "q/k/v projections' input", false,
+      linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "q/k/v projections' input", false,
                     s_.fused_qkv);
     }
     lora_bottlenecks(a, n, tokens);
@@ -481,53 +473,37 @@ class Builder {
     output_dropout(a, n);
   }
 
-  // What the attention product itself keeps: SDPA's output and log-sum-exp, or eager attention's
-  // probability matrices. `output` is the elements of the heads' concatenated output.
+  // What the attention product itself keeps (score_rule): SDPA's output and log-sum-exp, or the score-shaped
+  // tensors of the eager or math path. `output` is the elements of the heads' concatenated output.
   void attention_core(NodeActivations& a, const Node& n, const graph::AttentionAttrs& at, std::int64_t tokens, std::int64_t output) {
     const int c = p_.compute;
     const std::int64_t h = at.heads, tq = at.query_len, tk = at.kv_len;
     const std::int64_t per_token = tokens / std::max<std::int64_t>(tq, 1);  // 1 unless the graph batches inside
-    const bool math_path = s_.sdpa_dropout_runs_math && at.dropout > 0;
-    if (s_.attention == AttentionImpl::SDPA && at.sdpa && !math_path) {
-      // Flash / memory-efficient kernels keep the output and the log-sum-exp, never the scores;
-      // their dropout is regenerated from the RNG state.
+    const auto rule = score_rule(at, s_, p_.autocast, c);
+    if (rule.fused) {
       a.saved.push_back({"attention output (SDPA)", output, c});
       a.saved.push_back({"log-sum-exp", per_token * h * tq, 4});
-    } else if (s_.attention == AttentionImpl::SDPA && at.sdpa) {
-      // No fused kernel takes dropout (the CPU's): SDPA's math path runs in fp32 (it up-casts bf16) and
-      // keeps the probabilities, the dropout noise and the dropped probabilities, and scaled fp32
-      // copies of q and k with v, which replace the q/k/v the fused kernel would keep.
-      const std::int64_t scores = per_token * h * tq * tk;
-      a.saved.push_back({"SDPA math path: probabilities, dropout noise, dropped probabilities (fp32)", 3 * scores, 4});
+      return;
+    }
+    keep(a, rule.kept, per_token * h * tq * tk);
+    if (rule.math_path) {
+      // The math path's scaled fp32 copies of q and k, with v, replace the q/k/v the fused kernel would keep.
       if (p_.autocast) {
         const std::int64_t kv_heads = at.kv_heads < h ? h : at.kv_heads;
         a.saved.push_back({"SDPA math path: q, k, v in fp32 (beyond the bf16 ones)",
                            tokens * at.head_dim * (h + 2 * kv_heads), 2});
       }
-    } else {
-      std::int64_t scores = per_token * h * tq * tk;
-      // Softmax runs in fp32 under autocast, and wherever the family's eager path asks for it; the
-      // product with v then reads a cast back to the compute dtype, which it keeps.
-      const bool fp32_softmax = p_.autocast || at.softmax_fp32;
-      softmax(a, "attention probabilities", scores, fp32_softmax ? 4 : c);
-      if (fp32_softmax && c < 4) a.saved.push_back({"attention probabilities (cast for PV)", scores, c});
-      // Under autocast the additive mask (fp32) promotes the masked sum to fp32; in pure half it stays half.
-      if (at.clamped_scores)
-        a.saved.push_back({"masked scores (kept by the clamp's backward)", scores, p_.autocast ? 4 : c});
-      if (at.dropout > 0) {
-        a.saved.push_back({"attention dropout mask", scores, mask_bytes(c)});
-        if (!p_.autocast) a.saved.push_back({"dropped attention probabilities", scores, c});
-      }
-      if (!eager_note_ && s_.attention != AttentionImpl::SDPA) {
-        notes_.push_back("eager attention keeps the full score and probability matrices (heads x seq x seq)");
-        eager_note_ = true;
-      }
-      if (!eager_only_note_ && !at.sdpa) {
-        notes_.push_back(fmt::format("{} has no SDPA path in the reference: its score and probability matrices "
-                                     "are kept whatever --attention says",
-                                     n.name));
-        eager_only_note_ = true;
-      }
+      return;
+    }
+    if (!eager_note_ && s_.attention != AttentionImpl::SDPA) {
+      notes_.push_back("eager attention keeps the full score and probability matrices (heads x seq x seq)");
+      eager_note_ = true;
+    }
+    if (!eager_only_note_ && !at.sdpa) {
+      notes_.push_back(fmt::format("{} has no SDPA path in the reference: its score and probability matrices "
+                                   "are kept whatever --attention says",
+                                   n.name));
+      eager_only_note_ = true;
     }
   }
 
@@ -542,8 +518,7 @@ class Builder {
     const int c = p_.compute;
     const std::int64_t h = at.heads, qk = l.qk_nope_head_dim + l.qk_rope_head_dim, v = l.v_head_dim;
     const bool q_lora = l.q_lora_rank > 0;
-    const std::size_t kv_a = q_lora ? 2 : 1;
-    linear_inputs(a, n, std::vector<std::size_t>{0, kv_a}, tokens * d_in, in_bytes, "q/kv down-projections' input");
+    linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "q/kv down-projections' input");
     lora_bottlenecks(a, n, tokens);
     // The norm's output is weight * x in the input's dtype: fp32 with fp32 weights, cast again by autocast.
     const int latent_bytes = std::max(c, p_.params);
@@ -554,10 +529,10 @@ class Builder {
     };
     if (q_lora) {
       latent_norm(l.q_lora_rank, "q latent");
-      linear_inputs(a, n, 1, 1, tokens * l.q_lora_rank, latent_bytes, "q up-projection input");
+      linear_inputs(a, n, graph::Operand::QueryLatent, tokens * l.q_lora_rank, latent_bytes, "q up-projection input");
     }
     latent_norm(l.kv_lora_rank, "kv latent");
-    linear_inputs(a, n, kv_a + 1, 1, tokens * l.kv_lora_rank, latent_bytes, "kv up-projection input");
+    linear_inputs(a, n, graph::Operand::KvLatent, tokens * l.kv_lora_rank, latent_bytes, "kv up-projection input");
     if (l.qk_rope_head_dim > 0)
       a.saved.push_back({"q/k RoPE parts (fp32)", tokens * (h + 1) * l.qk_rope_head_dim, 4});
     a.saved.push_back({"q, k and v", tokens * h * (2 * qk + v), c});
@@ -570,7 +545,7 @@ class Builder {
   // its activation function keeps.
   void conv1d(NodeActivations& a, const Node& n, int in_bytes) {
     const auto& cv = *n.conv;
-    linear_inputs(a, n, 0, 1, cv.in_channels * cv.in_len, in_bytes, "convolution input");
+    linear_inputs(a, n, graph::Operand::Input, cv.in_channels * cv.in_len, in_bytes, "convolution input");
     if (cv.gated && !n.inputs.empty()) {
       std::int64_t projected = 1;
       for (auto d : g_.nodes[static_cast<std::size_t>(n.inputs.front())].out) projected *= d;
@@ -591,7 +566,7 @@ class Builder {
   void cross_attention_inputs(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in,
                               int in_bytes) {
     const auto& at = *n.attention;
-    linear_inputs(a, n, 0, 1, tokens * d_in, in_bytes, "q projection input");
+    linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "q projection input");
     const auto& memory = g_.nodes[static_cast<std::size_t>(at.kv_input)];
     const int memory_bytes = out_bytes_[static_cast<std::size_t>(memory.index)];
     const std::int64_t per_token = tokens / std::max<std::int64_t>(at.query_len, 1);
@@ -600,11 +575,11 @@ class Builder {
     if (memory_saved_.size() != g_.nodes.size()) memory_saved_.assign(g_.nodes.size(), false);
     if (!cast && memory_saved_[static_cast<std::size_t>(memory.index)]) {
       // Only LoRA extras (dropout copies) would still be new; the states themselves are shared.
-      linear_inputs(a, n, 1, 2, elements, memory_bytes, "k/v projections' input (encoder states)", true);
+      linear_inputs(a, n, graph::Operand::Memory, elements, memory_bytes, "k/v projections' input (encoder states)", true);
       return;
     }
     const std::size_t before = a.saved.size();
-    linear_inputs(a, n, 1, 2, elements, memory_bytes, "k/v projections' input (encoder states)");
+    linear_inputs(a, n, graph::Operand::Memory, elements, memory_bytes, "k/v projections' input (encoder states)");
     if (!cast && a.saved.size() > before) memory_saved_[static_cast<std::size_t>(memory.index)] = true;
   }
 
@@ -631,11 +606,9 @@ class Builder {
       return;
     }
     std::int64_t inter = tokens * f.intermediate;
-    auto saving = saving_weights(n);
-    std::size_t input_projections = saving.size() >= 3 ? 2 : 1;  // gate + up, or fc1 / fused gate_up
-    linear_inputs(a, n, 0, input_projections, tokens * d_in, in_bytes, "MLP input");
+    linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "MLP input");
     lora_bottlenecks(a, n, tokens);
-    const bool down_keeps = !saving.empty() && keeps_plain_input(n, saving.size() - 1);
+    const bool down_keeps = keeps_plain_input(n, graph::Operand::Inner);
     // ReLU's backward reads its output, which is the very tensor an ungated down projection keeps.
     if (f.gated || f.activation != "relu" || !down_keeps) activation(a, f.activation, inter);
     if (f.gated) a.saved.push_back({"gate activation and up projection (for the product)", inter * 2, c});
@@ -660,36 +633,31 @@ class Builder {
                                    n.name, m.dispatched, m.dispatched / std::max<std::int64_t>(m.top_k, 1), m.top_k));
       dense_moe_note_ = true;
     }
-    const auto saving = saving_weights(n);
-    auto keeps = [&](std::size_t i) { return i < saving.size() && saving[i]; };
-
     // Router and shared expert (and its gate) all read the layer input.
-    const std::size_t shared_first = 1 + static_cast<std::size_t>(m.routed_matmuls);
-    const std::size_t shared_inputs = m.shared_intermediate > 0 ? (m.gated ? 2 : 1) : 0;
-    std::vector<std::size_t> readers{0};
-    for (std::size_t i = 0; i < shared_inputs; ++i) readers.push_back(shared_first + i);
-    const std::size_t shared_down = shared_first + shared_inputs;
-    if (m.shared_gate) readers.push_back(shared_down + (shared_inputs ? 1 : 0));
-    linear_inputs(a, n, readers, tokens * d_in, in_bytes, "router and shared expert input");
+    linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "router and shared expert input");
     softmax(a, "router probabilities (fp32)", tokens * m.experts, 4);
     a.saved.push_back({"top-k expert indices", routed, 8});
     a.saved.push_back({"top-k routing weights", routed, 4});
 
     a.saved.push_back({"token indices gathered per expert", routed, 8});
-    linear_inputs(a, n, 1, static_cast<std::size_t>(m.expert_inputs), routed * d_in, in_bytes,
-                  "routed experts' gathered input");
+    // The experts are alike: one expert's input projections stand for all of them, each reading its share of
+    // the gathered tokens (a stacked weight holds every expert's).
+    auto expert_inputs = matmuls(n, graph::Operand::Routed);
+    expert_inputs.resize(std::min(expert_inputs.size(), static_cast<std::size_t>(std::max<std::int64_t>(m.expert_inputs, 0))));
+    linear_inputs(a, expert_inputs, routed * d_in, in_bytes, "routed experts' gathered input");
     activation(a, m.activation, routed * m.intermediate);
     if (m.gated)
       a.saved.push_back({"experts' gate activation and up projection", routed * m.intermediate * 2, c});
-    if (keeps(1 + static_cast<std::size_t>(m.expert_inputs)))
+    const auto expert_downs = matmuls(n, graph::Operand::RoutedInner);
+    if (!expert_downs.empty() && saving(expert_downs.front()))
       a.saved.push_back({"experts' down projection input", routed * m.intermediate, c});
     a.saved.push_back({"expert outputs (for the routing-weight product)", routed * n.out.back(), c});
 
-    if (shared_inputs) {
+    if (m.shared_intermediate > 0) {
       const std::int64_t inter = tokens * m.shared_intermediate;
       activation(a, m.activation, inter);
       if (m.gated) a.saved.push_back({"shared expert gate activation and up projection", inter * 2, c});
-      if (keeps(shared_down)) a.saved.push_back({"shared expert down projection input", inter, c});
+      if (keeps_input(n, graph::Operand::Inner)) a.saved.push_back({"shared expert down projection input", inter, c});
     }
     if (m.shared_gate) {
       a.saved.push_back({"shared expert gate (sigmoid output)", tokens, c});
@@ -718,7 +686,7 @@ class Builder {
   void state_space(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
     const auto& m = *n.ssm;
     const int c = p_.compute;
-    linear_inputs(a, n, 0, 1, tokens * d_in, in_bytes, "in_proj input");
+    linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "in_proj input");
     lora_bottlenecks(a, n, tokens);
     a.saved.push_back({"in_proj output", tokens * m.projection, c});
     if (m.version == 1) {
@@ -764,8 +732,7 @@ class Builder {
     const int c = p_.compute;
     const std::int64_t key_dim = m.key_heads * m.key_head_dim, value_dim = m.value_heads * m.value_head_dim;
     const std::int64_t per_head = tokens * m.value_heads;
-    linear_inputs(a, n, 0, static_cast<std::size_t>(m.input_projections), tokens * d_in, in_bytes,
-                  "input projections' input");
+    linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "input projections' input");
     lora_bottlenecks(a, n, tokens);
     a.saved.push_back({"causal conv1d input (q, k, v)", tokens * (2 * key_dim + value_dim), c});
     a.saved.push_back({"beta (sigmoid output)", per_head, c});
@@ -780,8 +747,7 @@ class Builder {
     a.saved.push_back({"gated RMSNorm: normalised input", tokens * value_dim, c});
     a.saved.push_back({"gated RMSNorm: weighted output", tokens * value_dim, p_.autocast ? 4 : c});
     a.saved.push_back({"gated RMSNorm: gate (fp32) and silu output", 2 * tokens * value_dim, 4});
-    auto saving = saving_weights(n);
-    if (!saving.empty() && saving.back()) a.saved.push_back({"out_proj input", tokens * value_dim, c});
+    if (keeps_input(n, graph::Operand::Inner)) a.saved.push_back({"out_proj input", tokens * value_dim, c});
     if (!gdn_note_) {
       notes_.push_back("Gated DeltaNet mixers are sized for flash-linear-attention's chunked kernel and "
                        "causal-conv1d; without them transformers' PyTorch fallback keeps fp32 copies of every "
@@ -794,28 +760,26 @@ class Builder {
   // RWKV's token shift: each projection reads hidden * mix + shifted * (1 - mix), a new tensor per projection.
   // The products keep the input and the shifted copy (ZeroPad2d's output) for the mix weights' gradient, which
   // only full training has; the projections keep their own mixes.
-  void token_shift_inputs(NodeActivations& a, const Node& n, const std::vector<std::size_t>& projections,
-                          std::int64_t tokens, std::int64_t d_in, int in_bytes) {
+  void token_shift_inputs(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
     if (s_.mode == Mode::Full) {
       a.saved.push_back({"token shift: input", tokens * d_in, in_bytes});
       a.saved.push_back({"token shift: shifted input", tokens * d_in, in_bytes});
     }
-    for (std::size_t i : projections)
-      linear_inputs(a, n, i, 1, tokens * d_in, p_.autocast ? in_bytes : p_.compute, "token-shift mix (projection input)");
+    for (int t : matmuls(n, graph::Operand::Input))
+      linear_inputs(a, {t}, tokens * d_in, p_.autocast ? in_bytes : p_.compute, "token-shift mix (projection input)");
   }
 
   // RWKV's channel mix (models/rwkv/modeling_rwkv.py, RwkvFeedForward): sigmoid(receptance(xr)) * value(relu(key(xk))^2)
   // with xk and xr token-shift mixes. relu keeps its output, which square and value read too; sigmoid keeps its
-  // output and the product both operands. Matmuls in declaration order: key, value, receptance.
+  // output and the product both operands. key and receptance read the input, value the squared ReLU.
   void channel_mix(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
     const auto& f = *n.feed_forward;
     const int c = p_.compute;
     const std::int64_t inter = tokens * f.intermediate, out = tokens * n.out.back();
-    const std::vector<std::size_t> inputs = f.output_gate ? std::vector<std::size_t>{0, 2} : std::vector<std::size_t>{0};
     if (f.token_shift)
-      token_shift_inputs(a, n, inputs, tokens, d_in, in_bytes);
+      token_shift_inputs(a, n, tokens, d_in, in_bytes);
     else
-      linear_inputs(a, n, inputs, tokens * d_in, in_bytes, "MLP input");
+      linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "MLP input");
     lora_bottlenecks(a, n, tokens);
     a.saved.push_back({"squared ReLU: ReLU output (also the value projection's input)", inter, c});
     if (f.output_gate) {
@@ -850,7 +814,7 @@ class Builder {
     const int sampled_bytes = p_.autocast ? 4 : c;
     const std::int64_t d = da.heads * da.head_dim;
     const std::int64_t weights = tokens * da.heads * da.samples;
-    linear_inputs(a, n, 0, 2, tokens * d_in, in_bytes, "sampling offsets' and attention weights' input (queries)");
+    linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "sampling offsets' and attention weights' input (queries)");
     value_projection_input(a, n, da);
     lora_bottlenecks(a, n, tokens);
     const std::int64_t per_query = da.queries > 0 ? tokens / da.queries : 1;  // 1 unless the graph batches inside
@@ -860,7 +824,7 @@ class Builder {
     softmax(a, "attention weights", weights, p_.autocast ? 4 : c);
     a.saved.push_back({"attention weights, transposed copy (for the weighted sum)", weights, sampled_bytes});
     a.saved.push_back({"sampled values (grid_sample outputs, stacked)", tokens * d * da.samples, sampled_bytes});
-    linear_inputs(a, n, 3, 1, tokens * d, sampled_bytes, "output projection input");
+    linear_inputs(a, n, graph::Operand::Inner, tokens * d, sampled_bytes, "output projection input");
     output_dropout(a, n);
     if (!deformable_note_) {
       notes_.push_back("multi-scale deformable attention is sized for transformers' pure-PyTorch path (the default); "
@@ -870,7 +834,7 @@ class Builder {
     }
   }
 
-  // value_proj (the third matmul weight) reads the value node: the layer's own stream in an encoder, the encoder's
+  // value_proj reads the value node: the layer's own stream in an encoder, the encoder's
   // output in a decoder, kept once for all the layers that read it unless autocast casts it again for each.
   void value_projection_input(NodeActivations& a, const Node& n, const graph::DeformableAttrs& da) {
     const auto& memory = g_.nodes[static_cast<std::size_t>(da.value_input)];
@@ -880,7 +844,7 @@ class Builder {
     if (memory_saved_.size() != g_.nodes.size()) memory_saved_.assign(g_.nodes.size(), false);
     const bool shared = !cast && memory_saved_[static_cast<std::size_t>(memory.index)];
     const std::size_t before = a.saved.size();
-    linear_inputs(a, n, 2, 1, elements, memory_bytes, "value projection input", shared);
+    linear_inputs(a, n, graph::Operand::Memory, elements, memory_bytes, "value projection input", shared);
     if (!cast && a.saved.size() > before) memory_saved_[static_cast<std::size_t>(memory.index)] = true;
   }
 
@@ -888,14 +852,10 @@ class Builder {
   void recurrent_mixer(NodeActivations& a, const Node& n, std::int64_t tokens, std::int64_t d_in, int in_bytes) {
     const auto& r = *n.recurrent;
     const int c = p_.compute;
-    const auto projections = static_cast<std::size_t>(r.input_projections);
-    if (r.token_shift) {
-      std::vector<std::size_t> readers(projections);
-      std::iota(readers.begin(), readers.end(), std::size_t{0});
-      token_shift_inputs(a, n, readers, tokens, d_in, in_bytes);
-    } else {
-      linear_inputs(a, n, 0, projections, tokens * d_in, in_bytes, "input projections' input");
-    }
+    if (r.token_shift)
+      token_shift_inputs(a, n, tokens, d_in, in_bytes);
+    else
+      linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "input projections' input");
     lora_bottlenecks(a, n, tokens);
     const std::int64_t w = tokens * r.width;
     const int wide = p_.autocast ? 4 : c;  // terms an fp32 parameter promotes under autocast

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "plan/score_rules.hpp"
 #include "plan/setup_rules.hpp"
 #include "plan/weights.hpp"
 
@@ -27,7 +28,7 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
   const double weight_read = full ? (precision.autocast ? precision.parameter_bytes + precision.compute_bytes
                                                         : static_cast<double>(precision.parameter_bytes))
                                   : (s.mode == Mode::QLoRA ? 4.5 : 2.0);
-  const double act = precision.autocast ? precision.compute_bytes : (s.precision == Precision::Fp32 ? 4.0 : 2.0);
+  const int act = precision.autocast ? precision.compute_bytes : (s.precision == Precision::Fp32 ? 4 : 2);
   std::vector<NodeCost> out(g.nodes.size());
   for (const auto& n : g.nodes) {
     auto& c = out[static_cast<std::size_t>(n.index)];
@@ -37,11 +38,9 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
     for (auto d : in) in_elems *= static_cast<double>(d);
     for (auto d : n.out) out_elems *= static_cast<double>(d);
     c.activation_bytes = (in_elems + out_elems) * act;
-    std::size_t matmul_index = 0;
     for (int t : n.tensors) {
       const auto& spec = g.tensors[static_cast<std::size_t>(t)];
       const auto& r = roles[static_cast<std::size_t>(t)];
-      const std::size_t matmul = r.matmul ? matmul_index++ : matmul_index;
       if (!r.matmul) {
         if (spec.saved())
           c.weight_bytes += static_cast<double>(spec.scalars()) * (full ? precision.parameter_bytes : 2.0);
@@ -56,10 +55,16 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
         positions = static_cast<double>(n.out[1] * n.out[2]);
       else if (spec.shape.size() >= 3 && !n.moe)
         positions = static_cast<double>(tokens_of(n.out));
-      // Deformable attention's value projection (its third matmul weight) runs over the value tokens, not the queries.
-      if (n.deformable && matmul == 2)
-        positions *= static_cast<double>(n.deformable->value_len) /
-                     static_cast<double>(std::max<std::int64_t>(n.deformable->queries, 1));
+      // A weight that reads another node's output runs over that node's positions, not the queries: cross-attention's
+      // k and v over the encoder states, deformable attention's value projection over the value tokens.
+      if (spec.operand == graph::Operand::Memory) {
+        if (n.deformable)
+          positions *= static_cast<double>(n.deformable->value_len) /
+                       static_cast<double>(std::max<std::int64_t>(n.deformable->queries, 1));
+        else if (n.attention)
+          positions *= static_cast<double>(n.attention->kv_len) /
+                       static_cast<double>(std::max<std::int64_t>(n.attention->query_len, 1));
+      }
       // A routed expert's weights see top_k / experts of the tokens on average (every token when the
       // reference dispatches densely).
       if (n.moe && n.moe->experts > 0 &&
@@ -82,16 +87,18 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
       double core = 4.0 * per_token * static_cast<double>(a.heads * a.query_len * a.kv_len * a.head_dim);
       // Flash kernels skip the masked half of a causal score matrix; eager attention computes it, and
       // so does a reference with no SDPA path.
-      const bool flash = s.attention == AttentionImpl::SDPA && a.sdpa;
-      if (a.causal && flash) core *= 0.5;
+      const auto scores = score_rule(a, s, precision.autocast, act);
+      if (a.causal && scores.fused) core *= 0.5;
       // DeBERTa's c2p / p2c terms: a [q, relative_span] product per head each.
       const int disentangled = (a.c2p ? 1 : 0) + (a.p2c ? 1 : 0);
       core += 2.0 * disentangled * per_token *
               static_cast<double>(a.heads * a.query_len * a.relative_span * a.head_dim);
       c.flops_forward += core;
       c.flops_backward += 2.0 * core;
-      if (!flash)
-        c.activation_bytes += per_token * static_cast<double>(a.heads * a.query_len * a.kv_len) * (4.0 + act) * 2.0;
+      // The score-shaped tensors the product keeps are written in forward and read back in backward.
+      double score_bytes = 0;
+      for (const auto& kept : scores.kept) score_bytes += kept.count * kept.bytes;
+      c.activation_bytes += per_token * static_cast<double>(a.heads * a.query_len * a.kv_len) * score_bytes * 2.0;
     }
     if (n.linear_attention) {
       // The chunked delta rule (flash-linear-attention's chunk_gated_delta_rule_fwd), per token and value head

@@ -1,0 +1,48 @@
+#include "plan/score_rules.hpp"
+
+#include <fmt/format.h>
+
+namespace neurarch::plan {
+
+std::vector<ScoreTensor> softmax_kept(const Setup& s, const std::string& what, int bytes) {
+  std::vector<ScoreTensor> out{{fmt::format("{} (softmax output)", what), 1, bytes}};
+  if (s.softmax_saves_input) out.push_back({fmt::format("{}: softmax input (torch <= 1.10 keeps it)", what), 1, bytes});
+  return out;
+}
+
+int dropout_mask_bytes(const Setup& s, int dropped_bytes) {
+  return s.dropout_mask_bytes > 0 ? s.dropout_mask_bytes : dropped_bytes;
+}
+
+ScoreRule score_rule(const graph::AttentionAttrs& at, const Setup& s, bool autocast, int compute_bytes) {
+  ScoreRule r;
+  const bool sdpa = s.attention == AttentionImpl::SDPA && at.sdpa;
+  r.math_path = sdpa && s.sdpa_dropout_runs_math && at.dropout > 0;
+  if (sdpa && !r.math_path) {
+    // Flash / memory-efficient kernels keep the output and the log-sum-exp, never the scores; their dropout is
+    // regenerated from the RNG state.
+    r.fused = true;
+    return r;
+  }
+  if (r.math_path) {
+    // SDPA's math path runs in fp32 (it up-casts bf16) and keeps the probabilities, the dropout noise and the
+    // dropped probabilities.
+    r.kept.push_back({"SDPA math path: probabilities, dropout noise, dropped probabilities (fp32)", 3, 4});
+    return r;
+  }
+  // Softmax runs in fp32 under autocast, and wherever the family's eager path asks for it; the product with v
+  // then reads a cast back to the compute dtype, which it keeps.
+  const bool fp32_softmax = autocast || at.softmax_fp32;
+  r.kept = softmax_kept(s, "attention probabilities", fp32_softmax ? 4 : compute_bytes);
+  if (fp32_softmax && compute_bytes < 4) r.kept.push_back({"attention probabilities (cast for PV)", 1, compute_bytes});
+  // Under autocast the additive mask (fp32) promotes the masked sum to fp32; in pure half it stays half.
+  if (at.clamped_scores)
+    r.kept.push_back({"masked scores (kept by the clamp's backward)", 1, autocast ? 4 : compute_bytes});
+  if (at.dropout > 0) {
+    r.kept.push_back({"attention dropout mask", 1, dropout_mask_bytes(s, compute_bytes)});
+    if (!autocast) r.kept.push_back({"dropped attention probabilities", 1, compute_bytes});
+  }
+  return r;
+}
+
+}  // namespace neurarch::plan

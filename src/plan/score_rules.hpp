@@ -1,0 +1,37 @@
+#pragma once
+// What an attention product keeps per score (one [heads, queries, keys] element), declared once: the activation
+// plan counts these bytes as saved, the cost model as memory traffic. A softmax keeps what softmax_kept says,
+// wherever it runs (attention, MoE routers, deformable attention's weights).
+#include <string>
+#include <vector>
+
+#include "graph/graph.hpp"
+#include "plan/setup.hpp"
+
+namespace neurarch::plan {
+
+/// One score-shaped tensor: `count` copies of `bytes` each per score element.
+struct ScoreTensor {
+  std::string what;
+  int count = 1;
+  int bytes = 0;
+};
+
+/// What a softmax keeps for backward: its result, and on torch <= 1.10 its input too (the input as softmax saw
+/// it: an fp32 softmax's is the fp32 cast, the same size as the result).
+std::vector<ScoreTensor> softmax_kept(const Setup& s, const std::string& what, int bytes);
+
+/// How an attention node's product runs under a setup and what it keeps per score.
+struct ScoreRule {
+  bool fused = false;      ///< a flash / memory-efficient SDPA kernel: keeps its output and log-sum-exp, no scores
+  bool math_path = false;  ///< SDPA's math fallback (no fused kernel takes dropout on the CPU)
+  std::vector<ScoreTensor> kept;  ///< per score element; empty when fused
+};
+/// `autocast` and `compute_bytes` as the step runs (autocast on, and the bytes of matmul outputs).
+ScoreRule score_rule(const graph::AttentionAttrs& at, const Setup& s, bool autocast, int compute_bytes);
+
+/// Bytes of a kept dropout mask over values of `dropped_bytes`: CUDA's fused kernel keeps a bool per element, the
+/// CPU's multiplies by a noise tensor of the dropped dtype and keeps that (Setup::dropout_mask_bytes 0).
+int dropout_mask_bytes(const Setup& s, int dropped_bytes);
+
+}  // namespace neurarch::plan
