@@ -15,7 +15,10 @@ void linear_tensors(GraphBuilder& b, const Value& owner, const Scope& module, st
     b.parameter(owner, module("weight"), {out, in}, graph::TensorRole::Linear, operand);
   else
     b.parameter(owner, module("weight"), {in, out}, graph::TensorRole::Linear, operand);
-  if (bias) b.parameter(owner, module("bias"), {out}, graph::TensorRole::Bias);
+  // An idle module's bias is idle too; any other bias is added to the output, whatever the weight reads.
+  if (bias)
+    b.parameter(owner, module("bias"), {out}, graph::TensorRole::Bias,
+                operand == graph::Operand::Idle ? graph::Operand::Idle : graph::Operand::Input);
 }
 
 Value norm(GraphBuilder& b, const Value& x, const std::string& name, const NormSpec& spec) {

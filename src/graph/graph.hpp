@@ -96,7 +96,8 @@ enum class Operand {
                 ///< x_proj and gates; nn.MultiheadAttention's in_proj behind separate q/k/v projections)
   Positions,    ///< position embeddings the op projects (DETR's query and key positions, relative-position tables):
                 ///< [positions, hidden] per layer, which the rules leave out of the kept activations
-  Idle,         ///< held by the op but not run on this input (X-MOD's adapters of the other languages)
+  Idle,         ///< held by the op but not run on this input (X-MOD's adapters of the other languages); their
+                ///< biases are Idle too
 };
 
 struct TensorSpec {

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "plan/score_rules.hpp"
+#include "plan/attention_rules.hpp"
 
 namespace neurarch::plan {
 namespace {
@@ -184,7 +184,7 @@ class Builder {
 
   int mask_bytes(int dropped_bytes) const { return dropout_mask_bytes(s_, dropped_bytes); }
 
-  // Score-shaped tensors (score_rules.hpp) over `elements` scores.
+  // Score-shaped tensors (attention_rules.hpp) over `elements` scores.
   static void keep(NodeActivations& a, const std::vector<ScoreTensor>& kept, std::int64_t elements) {
     for (const auto& t : kept) a.saved.push_back({t.what, elements * t.count, t.bytes});
   }

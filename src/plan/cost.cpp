@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "plan/score_rules.hpp"
+#include "plan/attention_rules.hpp"
 #include "plan/setup_rules.hpp"
 #include "plan/weights.hpp"
 
@@ -41,6 +41,7 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
     for (int t : n.tensors) {
       const auto& spec = g.tensors[static_cast<std::size_t>(t)];
       const auto& r = roles[static_cast<std::size_t>(t)];
+      if (r.idle) continue;  // not run on this input: neither read nor multiplied
       if (!r.matmul) {
         if (spec.saved())
           c.weight_bytes += static_cast<double>(spec.scalars()) * (full ? precision.parameter_bytes : 2.0);
@@ -83,22 +84,12 @@ std::vector<NodeCost> node_costs(const graph::Graph& g, const Setup& s) {
     }
     if (n.attention) {
       const auto& a = *n.attention;
-      double per_token = static_cast<double>(std::max<std::int64_t>(tokens_of(in) / std::max<std::int64_t>(a.query_len, 1), 1));
-      double core = 4.0 * per_token * static_cast<double>(a.heads * a.query_len * a.kv_len * a.head_dim);
-      // Flash kernels skip the masked half of a causal score matrix; eager attention computes it, and
-      // so does a reference with no SDPA path.
-      const auto scores = score_rule(a, s, precision.autocast, act);
-      if (a.causal && scores.fused) core *= 0.5;
-      // DeBERTa's c2p / p2c terms: a [q, relative_span] product per head each.
-      const int disentangled = (a.c2p ? 1 : 0) + (a.p2c ? 1 : 0);
-      core += 2.0 * disentangled * per_token *
-              static_cast<double>(a.heads * a.query_len * a.relative_span * a.head_dim);
-      c.flops_forward += core;
-      c.flops_backward += 2.0 * core;
-      // The score-shaped tensors the product keeps are written in forward and read back in backward.
-      double score_bytes = 0;
-      for (const auto& kept : scores.kept) score_bytes += kept.count * kept.bytes;
-      c.activation_bytes += per_token * static_cast<double>(a.heads * a.query_len * a.kv_len) * score_bytes * 2.0;
+      const double per_token =
+          static_cast<double>(std::max<std::int64_t>(tokens_of(in) / std::max<std::int64_t>(a.query_len, 1), 1));
+      const auto work = attention_work(a, per_token, score_rule(a, s, precision.autocast, act));
+      c.flops_forward += work.flops_forward;
+      c.flops_backward += 2.0 * work.flops_forward;
+      c.activation_bytes += work.traffic_bytes;
     }
     if (n.linear_attention) {
       // The chunked delta rule (flash-linear-attention's chunk_gated_delta_rule_fwd), per token and value head

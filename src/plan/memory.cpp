@@ -48,6 +48,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
     const std::size_t node = static_cast<std::size_t>(t.node);
     const std::int64_t bytes = allocator_rounded(r.lora_parameters * adapter, rt);
     static_.parameters += bytes;
+    if (r.idle) return std::int64_t{0};
     if (precision.autocast && adapter > precision.compute_bytes) {
       const std::int64_t copy = allocator_rounded(r.lora_parameters * precision.compute_bytes, rt);
       static_.autocast_copies += copy;
@@ -78,7 +79,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
     const auto& t = g.tensors[i];
     const auto& r = roles[i];
     const std::size_t node = static_cast<std::size_t>(t.node);
-    if (r.matmul && precision.autocast && full && !t.frozen &&
+    if (r.matmul && precision.autocast && full && !t.frozen && !r.idle &&
         cast_once.insert(owns_storage(t) ? t.name : t.tied_to).second) {
       std::int64_t copy = allocator_rounded(elements(t) * precision.compute_bytes, rt);
       static_.autocast_copies += copy;
@@ -111,8 +112,10 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
       static_.parameters += allocator_rounded(n * precision.parameter_bytes, rt);
       if (r.trained) {
         trainable_here = n;
-        grad_bytes = allocator_rounded(n * precision.parameter_bytes, rt);
-        optimize(node, t.shape, n, precision.parameter_bytes);
+        if (!r.idle) {
+          grad_bytes = allocator_rounded(n * precision.parameter_bytes, rt);
+          optimize(node, t.shape, n, precision.parameter_bytes);
+        }
       }
     } else {
       const bool quantized = r.quantized;
@@ -149,7 +152,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
   std::map<std::string_view, std::int64_t> grad_bytes;
   for (std::size_t i = 0; i < g.tensors.size(); ++i) {
     const auto& t = g.tensors[i];
-    if (owns_storage(t) && t.kind != graph::TensorKind::Buffer && roles[i].trained)
+    if (owns_storage(t) && t.kind != graph::TensorKind::Buffer && roles[i].trained && !roles[i].idle)
       grad_bytes[t.name] = allocator_rounded(elements(t) * precision.parameter_bytes, rt);
   }
   for (const auto& t : g.tensors) {

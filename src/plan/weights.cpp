@@ -67,6 +67,7 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     // whether that op runs as a matmul autocast casts.
     r.matmul = t.kind == graph::TensorKind::Parameter && graph::is_matmul_role(t.role) && uses_matmul(node.type);
     r.head = node.type == NodeType::LMHead || node.type == NodeType::Classifier;
+    r.idle = t.operand == graph::Operand::Idle;
     r.trained = t.kind == graph::TensorKind::Parameter && !t.frozen &&
                 (s.mode == Mode::Full || node.type == NodeType::Classifier);
     // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions, bare and stacked

@@ -21,6 +21,10 @@ struct WeightRole {
   bool quantized = false;
   std::int64_t lora_parameters = 0;  ///< rank x (in + out), plus DoRA's magnitude
   std::int64_t dora_parameters = 0;  ///< DoRA's magnitude vector (out)
+  /// Held but not run on this input (graph::Operand::Idle, X-MOD's other languages' adapters): it requires a
+  /// gradient and counts as trainable, but backward never reaches it, so it gets no gradient, no optimizer state
+  /// (torch's optimizers skip a parameter whose .grad is None) and no autocast copy.
+  bool idle = false;
 };
 
 /// One entry per tensor of the graph (tied aliases included: a tied head still uses its weight).

@@ -6,6 +6,8 @@
 
 #include "core/config.hpp"
 #include "model/build.hpp"
+#include "plan/memory.hpp"
+#include "support/tiny_plan_graphs.hpp"
 
 namespace {
 
@@ -41,6 +43,27 @@ TEST(XmodLayers, SeparateAdapterNorm) {
   EXPECT_TRUE(names.count("encoder.layer.0.output.adapter_layer_norm.bias"));
   EXPECT_EQ(g.find_tensor("encoder.layer.0.output.adapter_modules.en_XX.dense1.weight")->shape,
             (neurarch::graph::Shape{384, 768}));
+}
+
+// A sample runs its own language's adapter only: the others require a gradient but backward never reaches them, so
+// a full fine-tune counts them as trainable and gives them no gradient and no optimizer state.
+TEST(XmodLayers, OtherLanguagesAdaptersGetNoGradientOrOptimizerState) {
+  auto g = build_model(Config::parse(R"({"model_type": "xmod", "num_hidden_layers": 1, "languages": ["en_XX", "de_DE"]})",
+                                     "config.json"))
+               .graph;
+  std::int64_t total = 0, idle = 0;
+  for (const auto& t : g.tensors) {
+    if (!t.saved() || t.kind != neurarch::graph::TensorKind::Parameter) continue;
+    total += t.scalars();
+    if (t.name.find("adapter_modules.de_DE.") != std::string::npos) idle += t.scalars();
+  }
+  EXPECT_EQ(idle, 2 * 384 * 768 + 384 + 768);
+  neurarch::plan::Setup s;
+  s.precision = neurarch::plan::Precision::Fp32;
+  const neurarch::plan::MemoryModel m(g, s, neurarch::testing::exact_runtime());
+  EXPECT_EQ(m.trainable_parameters(), total);
+  EXPECT_EQ(m.static_terms().gradients, (total - idle) * 4);
+  EXPECT_EQ(m.static_terms().optimizer_state, (total - idle) * 8);  // AdamW's two fp32 moments
 }
 
 }  // namespace

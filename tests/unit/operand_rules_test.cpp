@@ -7,7 +7,7 @@
 #include "blocks/seq2seq.hpp"
 #include "plan/activations.hpp"
 #include "plan/cost.hpp"
-#include "plan/score_rules.hpp"
+#include "plan/attention_rules.hpp"
 #include "plan/weights.hpp"
 
 using namespace neurarch;

@@ -1,7 +1,7 @@
 #pragma once
-// What an attention product keeps per score (one [heads, queries, keys] element), declared once: the activation
-// plan counts these bytes as saved, the cost model as memory traffic. A softmax keeps what softmax_kept says,
-// wherever it runs (attention, MoE routers, deformable attention's weights).
+// The attention product's rules, declared once: what it keeps per score (one [heads, queries, keys] element), which
+// the activation plan counts as saved and the cost model as traffic, and its FLOPs. A softmax keeps what
+// softmax_kept says, wherever it runs (attention, MoE routers, deformable attention's weights).
 #include <string>
 #include <vector>
 
@@ -29,6 +29,16 @@ struct ScoreRule {
 };
 /// `autocast` and `compute_bytes` as the step runs (autocast on, and the bytes of matmul outputs).
 ScoreRule score_rule(const graph::AttentionAttrs& at, const Setup& s, bool autocast, int compute_bytes);
+
+/// The product's forward FLOPs per sample (QK^T and PV, 2 x 2 x heads x q x kv x head_dim, halved for a causal
+/// matrix where a fused kernel skips the masked half; DeBERTa's c2p / p2c, a [q, relative_span] product per head
+/// each) and its memory traffic (the kept score tensors, written in forward and read back in backward).
+/// `per_token`: sequences per sample (1 unless the graph batches inside, as windowed attention does).
+struct AttentionWork {
+  double flops_forward = 0;
+  double traffic_bytes = 0;
+};
+AttentionWork attention_work(const graph::AttentionAttrs& at, double per_token, const ScoreRule& rule);
 
 /// Bytes of a kept dropout mask over values of `dropped_bytes`: CUDA's fused kernel keeps a bool per element, the
 /// CPU's multiplies by a noise tensor of the dropped dtype and keeps that (Setup::dropout_mask_bytes 0).

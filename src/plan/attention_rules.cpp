@@ -1,4 +1,4 @@
-#include "plan/score_rules.hpp"
+#include "plan/attention_rules.hpp"
 
 #include <fmt/format.h>
 
@@ -43,6 +43,22 @@ ScoreRule score_rule(const graph::AttentionAttrs& at, const Setup& s, bool autoc
     if (!autocast) r.kept.push_back({"dropped attention probabilities", 1, compute_bytes});
   }
   return r;
+}
+
+AttentionWork attention_work(const graph::AttentionAttrs& at, double per_token, const ScoreRule& rule) {
+  AttentionWork w;
+  const double scores = per_token * static_cast<double>(at.heads * at.query_len * at.kv_len);
+  w.flops_forward = 4.0 * per_token * static_cast<double>(at.heads * at.query_len * at.kv_len * at.head_dim);
+  // Flash kernels skip the masked half of a causal score matrix; eager attention computes it, and so does a
+  // reference with no SDPA path.
+  if (at.causal && rule.fused) w.flops_forward *= 0.5;
+  const int disentangled = (at.c2p ? 1 : 0) + (at.p2c ? 1 : 0);
+  w.flops_forward += 2.0 * disentangled * per_token *
+                     static_cast<double>(at.heads * at.query_len * at.relative_span * at.head_dim);
+  double kept = 0;
+  for (const auto& t : rule.kept) kept += t.count * t.bytes;
+  w.traffic_bytes = scores * kept * 2.0;
+  return w;
 }
 
 }  // namespace neurarch::plan
