@@ -26,7 +26,8 @@ Value gated_delta_net(GraphBuilder& b, const Value& x, const std::string& name, 
       graph::LinearAttentionAttrs{.key_heads = s.key_heads, .value_heads = s.value_heads,
                                   .key_head_dim = s.key_head_dim, .value_head_dim = s.value_head_dim,
                                   .conv_kernel = s.conv_kernel};
-  b.parameter(out, (m / "conv1d")("weight"), {conv_dim, 1, s.conv_kernel}, graph::TensorRole::Conv, graph::Operand::Internal);
+  b.parameter(out, (m / "conv1d")("weight"), {conv_dim, 1, s.conv_kernel},
+              graph::TensorRole::Conv, graph::Operand::Internal);
   b.parameter(out, m("dt_bias"), {s.value_heads}, graph::TensorRole::Bias);
   b.parameter(out, m("A_log"), {s.value_heads}, graph::TensorRole::Other);
   b.parameter(out, (m / "norm")("weight"), {s.value_head_dim}, graph::TensorRole::Norm);  // one gated RMSNorm shared by every value head

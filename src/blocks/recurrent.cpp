@@ -27,11 +27,13 @@ Value rg_lru_block(GraphBuilder& b, const Value& x, const std::string& name, con
   b.at(out).activation = s.activation;
   linear_tensors(b, out, m / "linear_y", s.hidden, s.width, true);
   linear_tensors(b, out, m / "linear_x", s.hidden, s.width, true);
-  b.parameter(out, (m / "conv_1d")("weight"), {s.width, 1, s.conv_kernel}, graph::TensorRole::Conv, graph::Operand::Internal);
+  b.parameter(out, (m / "conv_1d")("weight"), {s.width, 1, s.conv_kernel},
+              graph::TensorRole::Conv, graph::Operand::Internal);
   b.parameter(out, (m / "conv_1d")("bias"), {s.width}, graph::TensorRole::Bias);
   const Scope lru = m / "rg_lru";
   b.parameter(out, lru("recurrent_param"), {s.width}, graph::TensorRole::Other);
-  b.parameter(out, lru("input_gate_weight"), {s.heads, block, block}, graph::TensorRole::Stacked, graph::Operand::Internal);
+  b.parameter(out, lru("input_gate_weight"), {s.heads, block, block},
+              graph::TensorRole::Stacked, graph::Operand::Internal);
   b.parameter(out, lru("input_gate_bias"), {s.heads, block}, graph::TensorRole::Bias);
   b.parameter(out, lru("recurrent_gate_weight"), {s.heads, block, block}, graph::TensorRole::Stacked,
               graph::Operand::Internal);

@@ -17,7 +17,8 @@ Value mamba_mixer(GraphBuilder& b, const Value& x, const std::string& name, cons
                                            .conv_kernel = s.conv_kernel, .time_step_rank = s.time_step_rank,
                                            .projection = projection};
     linear_tensors(b, out, m / "in_proj", s.hidden, projection, s.bias);
-    b.parameter(out, (m / "conv1d")("weight"), {s.inner, 1, s.conv_kernel}, graph::TensorRole::Conv, graph::Operand::Internal);
+    b.parameter(out, (m / "conv1d")("weight"), {s.inner, 1, s.conv_kernel},
+                graph::TensorRole::Conv, graph::Operand::Internal);
     if (s.conv_bias) b.parameter(out, (m / "conv1d")("bias"), {s.inner}, graph::TensorRole::Bias);
     linear_tensors(b, out, m / "x_proj", s.inner, s.time_step_rank + 2 * s.state, false, graph::Operand::Internal);
     linear_tensors(b, out, m / "dt_proj", s.time_step_rank, s.inner, true, graph::Operand::Internal);
@@ -31,7 +32,8 @@ Value mamba_mixer(GraphBuilder& b, const Value& x, const std::string& name, cons
                                            .conv_kernel = s.conv_kernel, .heads = s.heads, .groups = s.groups,
                                            .projection = projection};
     linear_tensors(b, out, m / "in_proj", s.hidden, projection, s.bias);
-    b.parameter(out, (m / "conv1d")("weight"), {conv_dim, 1, s.conv_kernel}, graph::TensorRole::Conv, graph::Operand::Internal);
+    b.parameter(out, (m / "conv1d")("weight"), {conv_dim, 1, s.conv_kernel},
+                graph::TensorRole::Conv, graph::Operand::Internal);
     if (s.conv_bias) b.parameter(out, (m / "conv1d")("bias"), {conv_dim}, graph::TensorRole::Bias);
     b.parameter(out, m("dt_bias"), {s.heads}, graph::TensorRole::Bias);
     b.parameter(out, m("A_log"), {s.heads}, graph::TensorRole::Other);

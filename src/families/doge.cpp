@@ -25,7 +25,8 @@ Value cross_domain_moe(GraphBuilder& b, const Value& x, std::int64_t i, const Sc
   const auto keys = static_cast<std::int64_t>(std::floor(std::sqrt(static_cast<double>(experts))));
   linear_tensors(b, out, m / "router_gate", s.hidden, 2 * keys, false);
   const auto first_routed = b.at(out).tensors.size();
-  b.parameter(out, (m / "down_embed")("weight"), {experts, s.hidden}, graph::TensorRole::Linear, graph::Operand::Routed);
+  b.parameter(out, (m / "down_embed")("weight"), {experts, s.hidden},
+              graph::TensorRole::Linear, graph::Operand::Routed);
   b.parameter(out, (m / "up_embed")("weight"), {experts, s.hidden}, graph::TensorRole::Linear,
               graph::Operand::RoutedInner);
   const auto& owned = b.at(out).tensors;

@@ -55,7 +55,8 @@ Value mixer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& m, con
                                          .projection = 2 * d.inner};
   const std::int64_t per_head = d.mamba_heads > 0 ? d.inner / d.mamba_heads : 0;
   linear_tensors(b, out, m / "in_proj", d.hidden, 2 * d.inner, d.proj_bias);
-  b.parameter(out, (m / "conv1d")("weight"), {d.inner, 1, d.conv_kernel}, graph::TensorRole::Conv, graph::Operand::Internal);
+  b.parameter(out, (m / "conv1d")("weight"), {d.inner, 1, d.conv_kernel},
+              graph::TensorRole::Conv, graph::Operand::Internal);
   if (d.conv_bias) b.parameter(out, (m / "conv1d")("bias"), {d.inner}, graph::TensorRole::Bias);
   b.parameter(out, m("x_proj_weight"), {d.mamba_heads, d.dt_rank + 2 * d.state, per_head}, graph::TensorRole::Stacked,
               graph::Operand::Internal);

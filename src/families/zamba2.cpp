@@ -107,7 +107,8 @@ Value shared_block(GraphBuilder& b, const Value& x, const Value& embeddings, std
   const std::int64_t seq = x.shape.front();
   auto n1 = b.node(NodeType::RMSNorm, fmt::format("Shared_RMSNorm_{}_1", i), {seq, d.attention_hidden},
                    {x, embeddings}, st / "input_layernorm");
-  main(n1, st / "input_layernorm", "weight", {d.attention_hidden}, false, graph::TensorRole::Norm, graph::Operand::Input);
+  main(n1, st / "input_layernorm", "weight", {d.attention_hidden}, false,
+       graph::TensorRole::Norm, graph::Operand::Input);
   if (x.shape.back() + embeddings.shape.back() != d.attention_hidden)
     b.fail(n1, fmt::format("the hidden state and embeddings concatenate to {} channels, but attention_hidden_size is "
                            "{}",
@@ -128,10 +129,14 @@ Value shared_block(GraphBuilder& b, const Value& x, const Value& embeddings, std
   b.at(a).attention = graph::AttentionAttrs{.heads = d.heads, .kv_heads = d.kv_heads, .head_dim = d.head_dim,
                                             .query_len = seq, .kv_len = seq, .causal = true,
                                             .dropout = d.attention_dropout, .rotary = d.rope};
-  main(a, attn / "q_proj", "weight", {d.heads * d.head_dim, d.attention_hidden}, false, graph::TensorRole::Linear, graph::Operand::Input);
-  main(a, attn / "k_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden}, false, graph::TensorRole::Linear, graph::Operand::Input);
-  main(a, attn / "v_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden}, false, graph::TensorRole::Linear, graph::Operand::Input);
-  main(a, attn / "o_proj", "weight", {d.hidden, d.heads * d.head_dim}, false, graph::TensorRole::Linear, graph::Operand::Inner);
+  main(a, attn / "q_proj", "weight", {d.heads * d.head_dim, d.attention_hidden}, false,
+       graph::TensorRole::Linear, graph::Operand::Input);
+  main(a, attn / "k_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden}, false,
+       graph::TensorRole::Linear, graph::Operand::Input);
+  main(a, attn / "v_proj", "weight", {d.kv_heads * d.head_dim, d.attention_hidden}, false,
+       graph::TensorRole::Linear, graph::Operand::Input);
+  main(a, attn / "o_proj", "weight", {d.hidden, d.heads * d.head_dim}, false,
+       graph::TensorRole::Linear, graph::Operand::Inner);
   if (d.kv_heads <= 0 || d.heads % d.kv_heads != 0)
     b.fail(a, fmt::format("{} KV heads do not divide {} query heads", d.kv_heads, d.heads));
   if (d.attention_adapters && d.kv_heads * d.head_dim != d.attention_hidden)
@@ -146,9 +151,11 @@ Value shared_block(GraphBuilder& b, const Value& x, const Value& embeddings, std
                       2 * d.intermediate, d, declare);
   auto f = b.node(NodeType::GatedFeedForward, BlockNames{i}.ffn(), n2.shape, {n2, lora}, ff);
   b.at(f).feed_forward = graph::FeedForwardAttrs{d.hidden, d.intermediate, d.activation, true};
-  main(f, ff / "gate_up_proj", "weight", {2 * d.intermediate, d.hidden}, false, graph::TensorRole::Linear, graph::Operand::Input);
+  main(f, ff / "gate_up_proj", "weight", {2 * d.intermediate, d.hidden}, false,
+       graph::TensorRole::Linear, graph::Operand::Input);
   if (d.bias) main(f, ff / "gate_up_proj", "bias", {2 * d.intermediate}, false, graph::TensorRole::Bias, graph::Operand::Input);
-  main(f, ff / "down_proj", "weight", {d.hidden, d.intermediate}, false, graph::TensorRole::Linear, graph::Operand::Inner);
+  main(f, ff / "down_proj", "weight", {d.hidden, d.intermediate}, false,
+       graph::TensorRole::Linear, graph::Operand::Inner);
   if (d.bias) main(f, ff / "down_proj", "bias", {d.hidden}, false, graph::TensorRole::Bias, graph::Operand::Input);
   return f;
 }

@@ -575,7 +575,8 @@ class Builder {
     if (memory_saved_.size() != g_.nodes.size()) memory_saved_.assign(g_.nodes.size(), false);
     if (!cast && memory_saved_[static_cast<std::size_t>(memory.index)]) {
       // Only LoRA extras (dropout copies) would still be new; the states themselves are shared.
-      linear_inputs(a, n, graph::Operand::Memory, elements, memory_bytes, "k/v projections' input (encoder states)", true);
+      linear_inputs(a, n, graph::Operand::Memory, elements, memory_bytes, "k/v projections' input (encoder states)",
+                    true);
       return;
     }
     const std::size_t before = a.saved.size();
@@ -814,7 +815,8 @@ class Builder {
     const int sampled_bytes = p_.autocast ? 4 : c;
     const std::int64_t d = da.heads * da.head_dim;
     const std::int64_t weights = tokens * da.heads * da.samples;
-    linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes, "sampling offsets' and attention weights' input (queries)");
+    linear_inputs(a, n, graph::Operand::Input, tokens * d_in, in_bytes,
+                  "sampling offsets' and attention weights' input (queries)");
     value_projection_input(a, n, da);
     lora_bottlenecks(a, n, tokens);
     const std::int64_t per_query = da.queries > 0 ? tokens / da.queries : 1;  // 1 unless the graph batches inside
