@@ -1,5 +1,5 @@
 # One object library per folder of src/ (DuckDB's habit), built from the table in src/layers.txt:
-# neurarch_src_<folder> holds the folder's *.cpp files (globbed, so a new family file needs no edit here)
+# neurarch_src_<folder> holds the *.cpp files under the folder (globbed, so a new family file needs no edit here)
 # and links the libraries of the folders its line names. neurarch_core (CMakeLists.txt) bundles them.
 # The include check below fails the build when a file under src/ includes a header of a folder its own
 # may not use; it runs on every build that touches src/ and as the ctest `layering`.
@@ -21,7 +21,7 @@ target_link_libraries(neurarch_src_common INTERFACE nlohmann_json::nlohmann_json
 
 set(NEURARCH_LAYER_TARGETS "")
 foreach(layer IN LISTS NEURARCH_LAYERS)
-  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/${layer}/*.cpp)
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/${layer}/*.cpp)
   add_library(neurarch_src_${layer} OBJECT ${sources})
   target_link_libraries(neurarch_src_${layer} PRIVATE neurarch_src_common)
   foreach(used IN LISTS NEURARCH_LAYER_USES_${layer})

@@ -2,7 +2,7 @@
 // Token mixing by a parameter-free 2-D discrete Fourier transform (Lee-Thorp et al., "FNet: Mixing Tokens with
 // Fourier Transforms", arXiv:2105.03824; transformers' FNetBasicFourierTransform): the real part of the FFT over the
 // hidden axis and then the sequence axis. One NodeType::FourierMixer node, owning no tensors; the planner's rules
-// for it (nothing kept for backward, FFT FLOPs) live in plan/activations.cpp and plan/cost.cpp.
+// for it (nothing kept for backward, FFT FLOPs) live in plan/ops/fourier_mixer.cpp.
 #include <string>
 
 #include "blocks/blocks.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // What autograd keeps for backward, node by node, per sample. Each rule names the tensors the
-// PyTorch op saves (see the comments in activations.cpp); the memory planner multiplies by the
+// PyTorch op saves (each op's rule, with its sources, in plan/ops/); the memory planner multiplies by the
 // batch and rounds each tensor as the CUDA allocator does.
 #include <cstdint>
 #include <string>

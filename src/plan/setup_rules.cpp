@@ -18,6 +18,16 @@ PrecisionRule precision_rule(Precision p) {
   return {4, 2, 2, true};
 }
 
+int model_parameter_bytes(const Setup& s) {
+  const auto rule = precision_rule(s.precision);
+  return s.mode == Mode::Full ? rule.parameter_bytes : rule.frozen_base_bytes;
+}
+
+int compute_bytes(const Setup& s) {
+  const auto rule = precision_rule(s.precision);
+  return rule.autocast ? rule.compute_bytes : model_parameter_bytes(s);
+}
+
 int adapter_bytes(const Setup& s) {
   // PEFT: LoraModel(autocast_adapter_dtype=True) up-casts 16-bit adapters to fp32 (peft/tuners/tuners_utils.py).
   return s.lora_fp32_adapters ? 4 : precision_rule(s.precision).frozen_base_bytes;

@@ -18,6 +18,12 @@ struct PrecisionRule {
   bool autocast;        ///< torch.autocast is on
 };
 PrecisionRule precision_rule(Precision p);
+/// Bytes per element of the model's own parameters as the step holds them: a full fine-tune's master weights, else
+/// the frozen base's load dtype (embeddings, norm weights and layer scales of a LoRA base).
+int model_parameter_bytes(const Setup& s);
+/// Bytes per element of what matmuls emit and the activations they feed: the autocast dtype, else the dtype the model
+/// runs in (model_parameter_bytes).
+int compute_bytes(const Setup& s);
 
 /// Bytes of a LoRA/DoRA adapter parameter and its gradient: PEFT up-casts to fp32, torchtune and
 /// litgpt keep the base dtype.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "plan/ops/schema.hpp"
 
 namespace neurarch::plan {
 namespace {
@@ -22,31 +23,6 @@ bool targeted(const std::vector<std::string>& targets, const std::string& tensor
   return false;
 }
 
-bool uses_matmul(NodeType t) {
-  switch (t) {
-    case NodeType::MultiHeadAttention:
-    case NodeType::GroupedQueryAttention:
-    case NodeType::MultiQueryAttention:
-    case NodeType::FeedForward:
-    case NodeType::GatedFeedForward:
-    case NodeType::MixtureOfExperts:
-    case NodeType::LatentAttention:
-    case NodeType::StateSpaceMixer:
-    case NodeType::GatedDeltaNet:
-    case NodeType::RecurrentMixer:
-    case NodeType::DeformableAttention:
-    case NodeType::Linear:
-    case NodeType::Pooler:
-    case NodeType::Classifier:
-    case NodeType::LMHead:
-    case NodeType::PatchEmbed:
-    case NodeType::Conv1d:
-    case NodeType::Conv2d:
-      return true;
-    default:
-      return false;
-  }
-}
 }  // namespace
 
 std::string leaf_module(const std::string& name) {
@@ -65,7 +41,7 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     r.tensor = static_cast<int>(i);
     // The role the block declared (graph::TensorRole) says what the tensor is to its op; the node's type says
     // whether that op runs as a matmul autocast casts.
-    r.matmul = t.kind == graph::TensorKind::Parameter && graph::is_matmul_role(t.role) && uses_matmul(node.type);
+    r.matmul = t.kind == graph::TensorKind::Parameter && graph::is_matmul_role(t.role) && op_schema(node.type).matmul;
     r.head = node.type == NodeType::LMHead || node.type == NodeType::Classifier;
     r.idle = t.operand == graph::Operand::Idle;
     r.trained = t.kind == graph::TensorKind::Parameter && !t.frozen &&

@@ -1,0 +1,55 @@
+// The position-wise MLP: up (and gate) projections, the activation, down_proj; and RWKV's channel mix, which
+// stands in its place.
+#include "plan/ops/ops.hpp"
+
+namespace neurarch::plan {
+namespace {
+
+// RWKV's channel mix (models/rwkv/modeling_rwkv.py, RwkvFeedForward): sigmoid(receptance(xr)) * value(relu(key(xk))^2)
+// with xk and xr token-shift mixes. relu keeps its output, which square and value read too; sigmoid keeps its output
+// and the product both operands. key and receptance read the input, value the squared ReLU.
+int channel_mix_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
+  const auto& n = x.node;
+  const auto& f = *n.feed_forward;
+  const int c = ctx.compute;
+  const std::int64_t inter = x.tokens * f.intermediate, out = x.tokens * n.out.back();
+  if (f.token_shift)
+    token_shift_inputs(ctx, a, x);
+  else
+    ctx.linear_inputs(a, n, graph::Operand::Input, x.tokens * x.d_in, x.in_bytes, "MLP input");
+  ctx.lora_bottlenecks(a, n, x.tokens);
+  a.saved.push_back({"squared ReLU: ReLU output (also the value projection's input)", inter, c});
+  if (f.output_gate) {
+    a.saved.push_back({"receptance (sigmoid output)", out, c});
+    a.saved.push_back({"value projection output (for the receptance product)", out, c});
+  }
+  ctx.output_dropout(a, n);
+  return c;
+}
+
+int feed_forward_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
+  const auto& n = x.node;
+  const auto& f = *n.feed_forward;
+  if (f.token_shift || f.output_gate) return channel_mix_saved(ctx, x, a);
+  const int c = ctx.compute;
+  const std::int64_t inter = x.tokens * f.intermediate;
+  ctx.linear_inputs(a, n, graph::Operand::Input, x.tokens * x.d_in, x.in_bytes, "MLP input");
+  ctx.lora_bottlenecks(a, n, x.tokens);
+  const bool down_keeps = ctx.keeps_plain_input(n, graph::Operand::Inner);
+  // ReLU's backward reads its output, which is the very tensor an ungated down projection keeps.
+  if (f.gated || f.activation != "relu" || !down_keeps) ctx.activation(a, f.activation, inter);
+  if (f.gated) a.saved.push_back({"gate activation and up projection (for the product)", inter * 2, c});
+  if (f.inner_dropout > 0) a.saved.push_back({"dropout mask before the down projection", inter, ctx.mask_bytes(c)});
+  ctx.output_projection_input(a, n, inter, "down projection input");
+  ctx.output_dropout(a, n);
+  return c;
+}
+
+}  // namespace
+
+const OpSchema& feed_forward_op() {
+  static const OpSchema op{.matmul = true, .saved = feed_forward_saved, .work = nullptr};
+  return op;
+}
+
+}  // namespace neurarch::plan

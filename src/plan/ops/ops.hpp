@@ -1,0 +1,49 @@
+#pragma once
+// The op schemas, declared in the files under plan/ops/ (registry.cpp maps node types to them). Adding a node type:
+// its file here, its line below and its case in registry.cpp.
+#include <cstdint>
+
+#include "plan/ops/context.hpp"
+#include "plan/ops/schema.hpp"
+
+namespace neurarch::plan {
+
+const OpSchema& graph_input_op();           // embedding.cpp
+const OpSchema& lookup_op();                // embedding.cpp: token and position tables
+const OpSchema& patch_embed_op();           // embedding.cpp
+const OpSchema& relative_position_bias_op();  // embedding.cpp
+const OpSchema& layer_norm_op();            // norm.cpp
+const OpSchema& rms_norm_op();              // norm.cpp
+const OpSchema& batch_norm_op();            // norm.cpp
+const OpSchema& add_op();                   // residual.cpp
+const OpSchema& layer_scale_op();           // residual.cpp
+const OpSchema& output_op();                // residual.cpp
+const OpSchema& linear_op();                // dense.cpp
+const OpSchema& pooler_op();                // dense.cpp
+const OpSchema& classifier_op();            // dense.cpp
+const OpSchema& lm_head_op();               // heads.cpp
+const OpSchema& contrastive_logits_op();    // heads.cpp
+const OpSchema& conv2d_op();                // conv.cpp
+const OpSchema& conv1d_op();                // conv.cpp
+const OpSchema& pool_op();                  // conv.cpp
+const OpSchema& attention_op();             // attention.cpp
+const OpSchema& latent_attention_op();      // latent_attention.cpp
+const OpSchema& feed_forward_op();          // feed_forward.cpp
+const OpSchema& mixture_of_experts_op();    // mixture_of_experts.cpp
+const OpSchema& state_space_op();           // state_space.cpp
+const OpSchema& gated_delta_net_op();       // gated_delta_net.cpp
+const OpSchema& recurrent_mixer_op();       // recurrent_mixer.cpp
+const OpSchema& deformable_attention_op();  // deformable_attention.cpp
+const OpSchema& fourier_mixer_op();         // fourier_mixer.cpp
+
+/// What the attention product itself keeps (attention_rules' score_rule): SDPA's output and log-sum-exp, or the
+/// score-shaped tensors of the eager or math path. `output`: elements of the heads' concatenated output
+/// (attention.cpp; latent attention shares it).
+void attention_product_saved(OpContext& ctx, NodeActivations& a, const graph::Node& n, std::int64_t tokens,
+                             std::int64_t output);
+/// The attention product's work (attention.cpp; latent attention shares it).
+OpWork attention_product_work(const OpCostInput& x);
+/// RWKV's token shift in front of the projections (token_shift.cpp; channel and time mix share it).
+void token_shift_inputs(OpContext& ctx, NodeActivations& a, const OpInput& x);
+
+}  // namespace neurarch::plan
