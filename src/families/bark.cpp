@@ -99,12 +99,14 @@ Value fine_model(const BuildInput& in, GraphBuilder& b, const Config& c) {
     LmHeadSpec spec{.module = head, .hidden = s.hidden, .vocab = s.vocab_out};
     // BarkFineModel ties head h to input table h + 1 (whatever n_codes_given is).
     if (tie) spec.tied_weight = (Scope("input_embeds_layers") / (k - given + 1))("weight");
-    // Only the predicted codebook's head runs; the others are declared on the same node.
+    // Only the predicted codebook's head runs; the others are declared on the same node, idle (no gradient, no
+    // optimizer state).
     if (k + 1 < total) {
       if (tie)
-        b.tied(x, head("weight"), {s.vocab_out, s.hidden}, spec.tied_weight, graph::TensorRole::Linear);
+        b.tied(x, head("weight"), {s.vocab_out, s.hidden}, spec.tied_weight, graph::TensorRole::Linear,
+               graph::Operand::Idle);
       else
-        b.parameter(x, head("weight"), {s.vocab_out, s.hidden}, graph::TensorRole::Linear);
+        b.parameter(x, head("weight"), {s.vocab_out, s.hidden}, graph::TensorRole::Linear, graph::Operand::Idle);
       continue;
     }
     logits = lm_head(b, x, "LM_Head", spec);

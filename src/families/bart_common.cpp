@@ -399,7 +399,7 @@ class StackBuilder {
     const Scope table = module / "prompt_embedding";
     auto rows = b_.node(graph::NodeType::Embedding, prefix + "Prompt_Embedding", {d_.prompt_length, d_.d_model},
                         {ids}, table);
-    b_.parameter(rows, table("weight"), {d_.prompt_length, d_.d_model}, graph::TensorRole::Linear);
+    b_.parameter(rows, table("weight"), {d_.prompt_length, d_.d_model}, graph::TensorRole::Embedding);
     auto h = dense(b_, rows, prefix + "Prompt_Transform_0", module / "prompt_trans" / 0, d_.d_model, d_.prompt_mid_dim,
                    true, "gelu");
     h = dense(b_, h, prefix + "Prompt_Transform_2", module / "prompt_trans" / 2, d_.prompt_mid_dim,
@@ -436,7 +436,7 @@ class StackBuilder {
   // the reference gives none unless global_attention_mask is passed: stored weights without a
   // node that would claim their compute or saved inputs.
   void global_projections(const Value& owner, const Scope& own) {
-    sliding_window::global_projections(b_, owner, own, d_.d_model);
+    sliding_window::global_projections(b_, owner, own, d_.d_model, graph::Operand::Idle);
     if (!global_noted_) {
       b_.note("LED's query_global/key_global/value_global are counted as weights only: they run for tokens given "
               "global attention, none unless global_attention_mask is passed");
@@ -450,14 +450,15 @@ class StackBuilder {
   }
 
   // The tensors go on the node that ends the self-attention sublayer, so they count within their
-  // block without a node that would claim compute or saved activations.
+  // block without a node that would claim compute or saved activations; idle, they get no gradient or optimizer state.
   void unused_cross_attention(const Value& owner, const Scope& attn, const Scope& norm_module) {
     for (const char* proj : {"k_proj", "v_proj", "q_proj", "out_proj"}) {
       const bool reads_memory = std::string_view(proj) == "k_proj" || std::string_view(proj) == "v_proj";
-      linear_tensors(b_, owner, attn / proj, reads_memory ? d_.cross_width : d_.d_model, d_.d_model, d_.attention_bias);
+      linear_tensors(b_, owner, attn / proj, reads_memory ? d_.cross_width : d_.d_model, d_.d_model, d_.attention_bias,
+                     graph::Operand::Idle);
     }
-    b_.parameter(owner, norm_module("weight"), {d_.d_model}, graph::TensorRole::Norm);
-    b_.parameter(owner, norm_module("bias"), {d_.d_model}, graph::TensorRole::Bias);
+    b_.parameter(owner, norm_module("weight"), {d_.d_model}, graph::TensorRole::Norm, graph::Operand::Idle);
+    b_.parameter(owner, norm_module("bias"), {d_.d_model}, graph::TensorRole::Bias, graph::Operand::Idle);
     if (!noted_) {
       b_.note(fmt::format("{} runs the decoder without encoder states: every layer stores encoder_attn weights it "
                           "never uses",

@@ -57,15 +57,16 @@ class LayerBuilder {
   }
 
   /// Cross-attention weights a layer stores but does not run without encoder states. They go on the
-  /// node that ends the self-attention sublayer, which claims no compute for them.
+  /// node that ends the self-attention sublayer, which claims no compute for them; idle, they get no gradient.
   void stored_cross_attention(const Value& owner, const Scope& module) {
     Scope self = module / "self";
-    linear_tensors(b_, owner, self / "query", d_.hidden, d_.hidden, d_.qkv_bias);
-    linear_tensors(b_, owner, self / "key", d_.encoder_width, d_.hidden, d_.qkv_bias);
-    linear_tensors(b_, owner, self / "value", d_.encoder_width, d_.hidden, d_.qkv_bias);
-    linear_tensors(b_, owner, module / "output" / "dense", d_.hidden, d_.hidden, true);
-    b_.parameter(owner, (module / "output" / "LayerNorm")("weight"), {d_.hidden}, graph::TensorRole::Norm);
-    b_.parameter(owner, (module / "output" / "LayerNorm")("bias"), {d_.hidden}, graph::TensorRole::Bias);
+    const auto idle = graph::Operand::Idle;
+    linear_tensors(b_, owner, self / "query", d_.hidden, d_.hidden, d_.qkv_bias, idle);
+    linear_tensors(b_, owner, self / "key", d_.encoder_width, d_.hidden, d_.qkv_bias, idle);
+    linear_tensors(b_, owner, self / "value", d_.encoder_width, d_.hidden, d_.qkv_bias, idle);
+    linear_tensors(b_, owner, module / "output" / "dense", d_.hidden, d_.hidden, true, idle);
+    b_.parameter(owner, (module / "output" / "LayerNorm")("weight"), {d_.hidden}, graph::TensorRole::Norm, idle);
+    b_.parameter(owner, (module / "output" / "LayerNorm")("bias"), {d_.hidden}, graph::TensorRole::Bias, idle);
   }
 
   /// intermediate.dense -> act -> output.dense, residual, norm.

@@ -190,7 +190,7 @@ Outputs bridgetower_model(const BuildInput& in, GraphBuilder& b, const Top& top)
     graph::Nested nest(b, {.module = "", .label = "Text_", .first_block = 0});
     t = bert::trunk(text_build, b, layout, {});
     // BridgeTowerTextModel(add_pooling_layer=True) keeps a pooler that BridgeTowerModel.forward never runs.
-    linear_tensors(b, t.x, t.root / "pooler" / "dense", t.hidden, t.hidden, true);
+    linear_tensors(b, t.x, t.root / "pooler" / "dense", t.hidden, t.hidden, true, graph::Operand::Idle);
   }
   const std::int64_t text_layers = tc.dim({"num_hidden_layers"}, 12);
   const CrossDims d{.hidden = t.hidden,
@@ -264,8 +264,10 @@ Outputs bridgetower_model(const BuildInput& in, GraphBuilder& b, const Top& top)
   if (!share_layernorm) {
     // ln_separate: one LayerNorm per vision layer, stored; BridgeTowerModel.forward reads ln_post only.
     for (std::int64_t k = 0; k < vc.dim({"num_hidden_layers"}, 12); ++k) {
-      b.parameter(image_ln, (v.root / "ln_separate" / k)("weight"), {v.hidden}, graph::TensorRole::Norm);
-      b.parameter(image_ln, (v.root / "ln_separate" / k)("bias"), {v.hidden}, graph::TensorRole::Bias);
+      b.parameter(image_ln, (v.root / "ln_separate" / k)("weight"), {v.hidden}, graph::TensorRole::Norm,
+                  graph::Operand::Idle);
+      b.parameter(image_ln, (v.root / "ln_separate" / k)("bias"), {v.hidden}, graph::TensorRole::Bias,
+                  graph::Operand::Idle);
     }
     // Copying ln_post into them reads `cross_modal_ln_separate`, an attribute the vision tower does not have.
     if (c.flag({"init_layernorm_from_vision_encoder"}, false))

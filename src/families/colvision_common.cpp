@@ -34,7 +34,9 @@ Value retrieval(const BuildInput& in, GraphBuilder& b, const Config& vlm, BaseMo
       throw Error(ErrorKind::Unsupported, vlm.origin(), "the language model has no token embedding");
     const auto table = b.graph().tensors[static_cast<std::size_t>(embed->tensors.front())].shape;
     width = table.back();
-    if (!lm_head_tied) b.parameter(hidden, Scope("lm_head")("weight"), {table.front(), width}, graph::TensorRole::Linear);
+    if (!lm_head_tied)
+      b.parameter(hidden, Scope("lm_head")("weight"), {table.front(), width}, graph::TensorRole::Linear,
+                  graph::Operand::Idle);
   }
   return dense(b, hidden, "Embedding_Proj", Scope("embedding_proj_layer"), width, in.config.dim({"embedding_dim"}, 128),
                true);

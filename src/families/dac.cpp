@@ -142,7 +142,8 @@ Value build(const BuildInput& in, GraphBuilder& b) {
                           {.module = stage / "in_proj", .in_channels = s.hidden, .out_channels = codebook_dim});
     auto code = b.node(NodeType::Embedding, fmt::format("Quantizer_{}_Codebook", q), latents.shape, {latents},
                        stage / "codebook");
-    b.parameter(code, (stage / "codebook")("weight"), {codebook_size, codebook_dim}, graph::TensorRole::Linear);
+    // Read by index (the nearest row's); the distances to every row that choose it are not costed.
+    b.parameter(code, (stage / "codebook")("weight"), {codebook_size, codebook_dim}, graph::TensorRole::Embedding);
     auto out = conv1d(b, code, fmt::format("Quantizer_{}_Out", q),
                       {.module = stage / "out_proj", .in_channels = codebook_dim, .out_channels = s.hidden});
     quantized = q == 0 ? out : add(b, out, quantized, fmt::format("Quantizer_{}_Sum", q));

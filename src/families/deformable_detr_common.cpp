@@ -254,7 +254,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   } else {
     const Scope table = model / "query_position_embeddings";
     query_pos = b.node(NodeType::Embedding, "Query_Position_Embeddings", {d.queries, 2 * d.d}, {memory}, table);
-    b.parameter(query_pos, table("weight"), {d.queries, 2 * d.d}, graph::TensorRole::Linear);
+    b.parameter(query_pos, table("weight"), {d.queries, 2 * d.d}, graph::TensorRole::Embedding);
     query_pos = Value{query_pos.node, {d.queries, d.d}};
     dense(b, query_pos, "Reference_Points", model / "reference_points", d.d, 2, true, "sigmoid");
   }

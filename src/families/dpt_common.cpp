@@ -87,16 +87,18 @@ Value residual_unit(GraphBuilder& b, const Value& x, const std::string& name, co
 }
 
 // The first fusion layer has no finer map to add, yet stores residual_layer1 like the others: its tensors go
-// on a node that claims no compute for them.
+// on a node that claims no compute for them, idle (no gradient, no optimizer state).
 void unused_residual_unit(GraphBuilder& b, const Value& owner, const Scope& module, const NeckSpec& s) {
   for (const char* conv : {"convolution1", "convolution2"}) {
-    b.parameter(owner, (module / conv)("weight"), {s.fusion, s.fusion, 3, 3}, graph::TensorRole::Conv);
-    if (s.residual_bias) b.parameter(owner, (module / conv)("bias"), {s.fusion}, graph::TensorRole::Bias);
+    b.parameter(owner, (module / conv)("weight"), {s.fusion, s.fusion, 3, 3}, graph::TensorRole::Conv,
+                graph::Operand::Idle);
+    if (s.residual_bias)
+      b.parameter(owner, (module / conv)("bias"), {s.fusion}, graph::TensorRole::Bias, graph::Operand::Idle);
   }
   if (!s.residual_batch_norm) return;
   for (const char* bn : {"batch_norm1", "batch_norm2"}) {
-    b.parameter(owner, (module / bn)("weight"), {s.fusion}, graph::TensorRole::Norm);
-    b.parameter(owner, (module / bn)("bias"), {s.fusion}, graph::TensorRole::Bias);
+    b.parameter(owner, (module / bn)("weight"), {s.fusion}, graph::TensorRole::Norm, graph::Operand::Idle);
+    b.parameter(owner, (module / bn)("bias"), {s.fusion}, graph::TensorRole::Bias, graph::Operand::Idle);
     b.buffer(owner, (module / bn)("running_mean"), {s.fusion}, b.param_dtype());
     b.buffer(owner, (module / bn)("running_var"), {s.fusion}, b.param_dtype());
     b.buffer(owner, (module / bn)("num_batches_tracked"), {}, DType::I64);

@@ -105,7 +105,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   for (std::int64_t i = 0; i < d.layers; ++i) {
     if (i == first_masked) {
       auto query = b.node(NodeType::Embedding, "Queries", {d.queries, d.hidden}, {x}, Scope("query"));
-      b.parameter(query, "query.weight", {d.queries, d.hidden}, graph::TensorRole::Linear);
+      b.parameter(query, "query.weight", {d.queries, d.hidden}, graph::TensorRole::Embedding);
       // torch.cat((query, hidden_states)): no parameters, nothing saved for backward.
       x = b.node(NodeType::Add, "Queries_Concat", {d.queries + x.shape[0], d.hidden}, {query, x});
     }

@@ -57,7 +57,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   // Stored on the last norm, which claims no compute for them: the forward never runs this head.
   const std::int64_t maps = c.dim({"num_hidden_layers"}, layout.defaults.layers) *
                             c.dim({"num_attention_heads"}, layout.defaults.heads);
-  linear_tensors(b, t.x, t.root / "contact_head" / "regression", maps, 1, true);
+  linear_tensors(b, t.x, t.root / "contact_head" / "regression", maps, 1, true, graph::Operand::Idle);
   if (in.head == Head::MaskedLM) return mlm_head(in, b, t);
   return bert::heads(in, b, layout, t);
 }

@@ -63,7 +63,7 @@ Value vision(const BuildInput& in, GraphBuilder& b, const Config& c, Grid& grid)
   const Scope table = Scope("embeddings") / "position_embedding";
   auto pos = b.node(NodeType::LearnedPosEmbed, "Resampled_Pos_Embed", x.shape, {x}, table);
   const std::int64_t table_side = image_size / patch;
-  b.parameter(pos, table("weight"), {table_side * table_side, hidden}, graph::TensorRole::Linear);
+  b.parameter(pos, table("weight"), {table_side * table_side, hidden}, graph::TensorRole::Embedding);
   x = pos;
 
   for (std::int64_t i = 0; i < depth; ++i) {

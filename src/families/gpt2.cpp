@@ -86,8 +86,9 @@ Value model(const BuildInput& in, GraphBuilder& b, const Variant& v, const Scope
   } else {
     x = learned_positions(b, x, "Position_Embedding", root / "wpe", positions, hidden);
   }
-  // inputs_embeds bypasses wte, which the model still holds.
-  if (embedded) b.parameter(x, (root / "wte")("weight"), {vocab, hidden}, graph::TensorRole::Linear);
+  // inputs_embeds bypasses wte, which the model still holds: idle, it gets no gradient and no optimizer state.
+  if (embedded)
+    b.parameter(x, (root / "wte")("weight"), {vocab, hidden}, graph::TensorRole::Embedding, graph::Operand::Idle);
   b.at(x).dropout = embd_dropout;
 
   for (std::int64_t i = 0; i < layers; ++i) {

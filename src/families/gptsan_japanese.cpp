@@ -42,8 +42,12 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   auto x = b.input({in.sequence_length(positions)}, "tokens");
   x = token_embedding(b, x, "Token_Embedding", root / "embed_tokens", vocab, hidden);
   if (d_spout > 0) {
-    for (std::int64_t i = 0; i < 8; ++i) b.parameter(x, (root / "spout" / (2 * i))("weight"), {d_spout, d_spout}, graph::TensorRole::Linear);
-    b.parameter(x, (root / "spout" / 16)("weight"), {layers * 2 * hidden, d_spout}, graph::TensorRole::Linear);
+    // Idle: no gradient, no optimizer state.
+    for (std::int64_t i = 0; i < 8; ++i)
+      b.parameter(x, (root / "spout" / (2 * i))("weight"), {d_spout, d_spout}, graph::TensorRole::Linear,
+                  graph::Operand::Idle);
+    b.parameter(x, (root / "spout" / 16)("weight"), {layers * 2 * hidden, d_spout}, graph::TensorRole::Linear,
+                graph::Operand::Idle);
   }
   x = learned_positions(b, x, "Position_Embedding", root / "position_embeddings", positions, hidden);
 

@@ -81,20 +81,25 @@ VqSpec read_vq(const Config& c) {
   return v;
 }
 
-// The tensors a module stores but the forward never runs, declared on `owner` (see the file comment).
+// The tensors a module stores but the forward never runs, declared on `owner` (see the file comment): idle, with no
+// gradient and no optimizer state.
 class Stored {
  public:
   Stored(GraphBuilder& b, const Value& owner) : b_(b), owner_(owner) {}
   void conv(const Scope& m, std::int64_t in, std::int64_t out, std::int64_t k) {
-    b_.parameter(owner_, m("weight"), {out, in, k, k}, graph::TensorRole::Conv);
-    b_.parameter(owner_, m("bias"), {out}, graph::TensorRole::Bias);
+    b_.parameter(owner_, m("weight"), {out, in, k, k}, graph::TensorRole::Conv, kIdle);
+    b_.parameter(owner_, m("bias"), {out}, graph::TensorRole::Bias, kIdle);
   }
   void norm(const Scope& m, std::int64_t channels) {
-    b_.parameter(owner_, m("weight"), {channels}, graph::TensorRole::Norm);
-    b_.parameter(owner_, m("bias"), {channels}, graph::TensorRole::Bias);
+    b_.parameter(owner_, m("weight"), {channels}, graph::TensorRole::Norm, kIdle);
+    b_.parameter(owner_, m("bias"), {channels}, graph::TensorRole::Bias, kIdle);
   }
-  void linear(const Scope& m, std::int64_t in, std::int64_t out) { linear_tensors(b_, owner_, m, in, out, true); }
-  void table(const Scope& m, std::int64_t rows, std::int64_t width) { b_.parameter(owner_, m("weight"), {rows, width}, graph::TensorRole::Linear); }
+  void linear(const Scope& m, std::int64_t in, std::int64_t out) {
+    linear_tensors(b_, owner_, m, in, out, true, kIdle);
+  }
+  void table(const Scope& m, std::int64_t rows, std::int64_t width) {
+    b_.parameter(owner_, m("weight"), {rows, width}, graph::TensorRole::Embedding, kIdle);
+  }
   // JanusVQVAEResnetBlock: GroupNorm, 3x3 conv, GroupNorm, 3x3 conv; a 1x1 nin_shortcut when the width changes.
   void resnet(const Scope& m, std::int64_t in, std::int64_t out) {
     norm(m / "norm1", in);
@@ -108,6 +113,7 @@ class Stored {
     norm(m / "norm", channels);
     for (const char* p : {"q", "k", "v", "proj_out"}) conv(m / p, channels, channels, 1);
   }
+  static constexpr graph::Operand kIdle = graph::Operand::Idle;
   void mid(const Scope& m, std::int64_t channels) {
     resnet(m / "block_1", channels, channels);
     attention(m / "attn_1", channels);

@@ -31,7 +31,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   auto ids = b.input({steps, codebooks + 1}, "tokens");
   const Scope table = root / "embed_tokens" / "embed_tokens";
   auto x = b.node(graph::NodeType::Embedding, "Text_And_Audio_Embedding", {steps, d.hidden}, {ids}, table);
-  b.parameter(x, table("weight"), {d.vocab + codebooks * codebook_vocab + 1, d.hidden}, graph::TensorRole::Linear);
+  b.parameter(x, table("weight"), {d.vocab + codebooks * codebook_vocab + 1, d.hidden}, graph::TensorRole::Embedding);
   x = moshi::decoder(b, x, d, root);
   x = moshi::causal_lm_head(b, x, d, head);
   if (head) mimi::nested_codec(b, c.child("codec_config"), "codec_model");

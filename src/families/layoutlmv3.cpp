@@ -67,7 +67,8 @@ Value image_tokens_and_biases(const BuildInput& in, GraphBuilder& b, const Value
     b.at(x).dropout = c.number({"hidden_dropout_prob"}, 0.1);
   }
 
-  // The tables are read through a no_grad index, so they never receive a gradient: frozen in effect.
+  // The tables (nn.Linear weights read as tables) are indexed under torch.no_grad, so they never receive a gradient:
+  // idle, trainable in name only, with no gradient or optimizer state.
   const std::int64_t seq = x.shape.front();
   Scope encoder = root / "encoder";
   const bool relative = c.flag({"has_relative_attention_bias"}, true);
@@ -75,18 +76,17 @@ Value image_tokens_and_biases(const BuildInput& in, GraphBuilder& b, const Value
   if (relative) {
     auto bias = b.node(NodeType::RelativePositionBias, "Relative_Position_Bias", {heads, seq, seq}, {x},
                        encoder / "rel_pos_bias");
-    b.parameter(bias, (encoder / "rel_pos_bias")("weight"), {heads, c.dim({"rel_pos_bins"}, 32)}, graph::TensorRole::Linear);
-    b.freeze(bias);
+    b.parameter(bias, (encoder / "rel_pos_bias")("weight"), {heads, c.dim({"rel_pos_bins"}, 32)},
+                graph::TensorRole::Linear, graph::Operand::Idle);
   }
   if (relative || spatial)
     b.note("the relative-bias tables (encoder.rel_pos_*) are read under torch.no_grad: they get no gradient or "
-           "optimizer state, so they are counted with the frozen parameters");
+           "optimizer state (counted as trainable, as requires_grad says, without either)");
   if (spatial) {
     const std::int64_t bins = c.dim({"rel_2d_pos_bins"}, 64);
     auto bias = b.node(NodeType::RelativePositionBias, "Spatial_Position_Bias", {heads, seq, seq}, {x}, encoder);
-    b.parameter(bias, (encoder / "rel_pos_x_bias")("weight"), {heads, bins}, graph::TensorRole::Linear);
-    b.parameter(bias, (encoder / "rel_pos_y_bias")("weight"), {heads, bins}, graph::TensorRole::Linear);
-    b.freeze(bias);
+    for (const char* axis : {"rel_pos_x_bias", "rel_pos_y_bias"})
+      b.parameter(bias, (encoder / axis)("weight"), {heads, bins}, graph::TensorRole::Linear, graph::Operand::Idle);
     if (!relative) b.note("has_spatial_attention_bias without has_relative_attention_bias: the 2-D bias is computed "
                           "but the reference adds it to no score");
   }

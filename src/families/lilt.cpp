@@ -36,7 +36,7 @@ Value layout_embeddings(const BuildInput& in, GraphBuilder& b, const Value& ids,
   auto boxes = b.node(NodeType::Embedding, "Box_Embedding", {ids.shape.front(), 6 * part}, {ids}, emb);
   for (const char* table : {"x_position_embeddings", "y_position_embeddings", "h_position_embeddings",
                             "w_position_embeddings"})
-    b.parameter(boxes, (emb / table)("weight"), {rows, part}, graph::TensorRole::Linear);
+    b.parameter(boxes, (emb / table)("weight"), {rows, part}, graph::TensorRole::Embedding);
   // box_linear_embeddings reads hidden_size features: six hidden_size / 6 lookups must fill them exactly.
   auto x = dense(b, boxes, "Box_Projection", emb / "box_linear_embeddings", w.hidden, w.layout(), true);
   x = learned_positions(b, x, "Box_Position_Embedding", emb / "box_position_embeddings",

@@ -41,7 +41,8 @@ void longformer_attention(const BuildInput& in, GraphBuilder& b, const Value& at
   // Without global tokens the projections never run: the layer's input norm holds them, claiming no compute.
   const bool global = global_by_default(in.head);
   const Value owner = global ? attention : Value{b.at(attention).inputs.at(0), {}};
-  sliding_window::global_projections(b, owner, self, b.at(attention).out.back());
+  sliding_window::global_projections(b, owner, self, b.at(attention).out.back(),
+                                     global ? graph::Operand::Input : graph::Operand::Idle);
 }
 
 Value build(const BuildInput& in, GraphBuilder& b) {

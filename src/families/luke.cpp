@@ -23,12 +23,18 @@ Value entity_tables(const BuildInput& in, GraphBuilder& b, const Value& x, const
   const std::string& path = emb.path();  // "<root>.embeddings" or "embeddings"
   const Scope entity = path.size() > 11 ? Scope(path.substr(0, path.size() - 11)) / "entity_embeddings"
                                         : Scope("entity_embeddings");
-  b.parameter(x, (entity / "entity_embeddings")("weight"), {c.dim({"entity_vocab_size"}, 500000), width}, graph::TensorRole::Embedding);
-  if (width != hidden) b.parameter(x, (entity / "entity_embedding_dense")("weight"), {hidden, width}, graph::TensorRole::Linear);
-  b.parameter(x, (entity / "position_embeddings")("weight"), {c.dim({"max_position_embeddings"}, 512), hidden}, graph::TensorRole::Embedding);
-  b.parameter(x, (entity / "token_type_embeddings")("weight"), {c.dim({"type_vocab_size"}, 2), hidden}, graph::TensorRole::Embedding);
-  b.parameter(x, (entity / "LayerNorm")("weight"), {hidden}, graph::TensorRole::Norm);
-  b.parameter(x, (entity / "LayerNorm")("bias"), {hidden}, graph::TensorRole::Bias);
+  // Idle without entity inputs: no gradient, no optimizer state (128M values at the default entity vocabulary).
+  const auto idle = graph::Operand::Idle;
+  b.parameter(x, (entity / "entity_embeddings")("weight"), {c.dim({"entity_vocab_size"}, 500000), width},
+              graph::TensorRole::Embedding, idle);
+  if (width != hidden)
+    b.parameter(x, (entity / "entity_embedding_dense")("weight"), {hidden, width}, graph::TensorRole::Linear, idle);
+  b.parameter(x, (entity / "position_embeddings")("weight"), {c.dim({"max_position_embeddings"}, 512), hidden},
+              graph::TensorRole::Embedding, idle);
+  b.parameter(x, (entity / "token_type_embeddings")("weight"), {c.dim({"type_vocab_size"}, 2), hidden},
+              graph::TensorRole::Embedding, idle);
+  b.parameter(x, (entity / "LayerNorm")("weight"), {hidden}, graph::TensorRole::Norm, idle);
+  b.parameter(x, (entity / "LayerNorm")("bias"), {hidden}, graph::TensorRole::Bias, idle);
   return x;
 }
 
@@ -38,7 +44,7 @@ void entity_queries(const BuildInput& in, GraphBuilder& b, const Value& attentio
   const std::int64_t hidden = in.config.dim({"hidden_size"}, 768);
   const Value owner{b.at(attention).inputs.at(0), {}};
   for (const char* query : {"w2e_query", "e2w_query", "e2e_query"})
-    linear_tensors(b, owner, self / query, hidden, hidden, true);
+    linear_tensors(b, owner, self / query, hidden, hidden, true, graph::Operand::Idle);
 }
 
 Value build(const BuildInput& in, GraphBuilder& b) {
@@ -62,13 +68,14 @@ Value build(const BuildInput& in, GraphBuilder& b) {
     const std::int64_t width = c.dim({"entity_emb_size"}, kEntityWidth);
     const std::int64_t entities = c.dim({"entity_vocab_size"}, 500000);
     const Scope head("entity_predictions");
-    linear_tensors(b, t.x, head / "transform" / "dense", t.hidden, width, true);
-    b.parameter(t.x, (head / "transform" / "LayerNorm")("weight"), {width}, graph::TensorRole::Norm);
-    b.parameter(t.x, (head / "transform" / "LayerNorm")("bias"), {width}, graph::TensorRole::Bias);
+    const auto idle = graph::Operand::Idle;  // runs only on entity inputs
+    linear_tensors(b, t.x, head / "transform" / "dense", t.hidden, width, true, idle);
+    b.parameter(t.x, (head / "transform" / "LayerNorm")("weight"), {width}, graph::TensorRole::Norm, idle);
+    b.parameter(t.x, (head / "transform" / "LayerNorm")("bias"), {width}, graph::TensorRole::Bias, idle);
     const std::string table = (t.root / "entity_embeddings" / "entity_embeddings")("weight");
     // LukeForMaskedLM.tie_weights ties the entity decoder whatever tie_word_embeddings says.
-    b.tied(t.x, (head / "decoder")("weight"), {entities, width}, table, graph::TensorRole::Linear);
-    b.parameter(t.x, head("bias"), {entities}, graph::TensorRole::Bias);
+    b.tied(t.x, (head / "decoder")("weight"), {entities, width}, table, graph::TensorRole::Linear, idle);
+    b.parameter(t.x, head("bias"), {entities}, graph::TensorRole::Bias, idle);
   }
   if (in.head == Head::SequenceClassification) {
     // The classifier reads the pooled first token, BERT-style, under RoBERTa's other heads.

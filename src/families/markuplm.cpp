@@ -25,11 +25,10 @@ Value xpath_embeddings(const BuildInput& in, GraphBuilder& b, const Value& x, co
   Shape units = x.shape;
   units.back() = depth * unit;
   auto lookup = b.node(NodeType::Embedding, "XPath_Embedding", units, {x}, xp);
-  // Stored and loaded, but forward() never calls it, so it never gets a gradient or optimizer state.
-  linear_tensors(b, lookup, xp / "xpath_unitseq2_embeddings", depth * unit, hidden, true);
-  b.freeze(lookup);
+  // Stored and loaded, but forward() never calls it, so it never gets a gradient or optimizer state: idle.
+  linear_tensors(b, lookup, xp / "xpath_unitseq2_embeddings", depth * unit, hidden, true, graph::Operand::Idle);
   b.note(fmt::format("xpath_unitseq2_embeddings ({} parameters) is built but never called by forward(): it gets no "
-                     "gradient or optimizer state, so it is counted with the frozen parameters",
+                     "gradient or optimizer state (counted as trainable, as requires_grad says, without either)",
                      depth * unit * hidden + hidden));
   for (std::int64_t i = 0; i < depth; ++i) b.parameter(lookup, (xp / "xpath_tag_sub_embeddings" / i)("weight"), {tags, unit}, graph::TensorRole::Embedding);
   for (std::int64_t i = 0; i < depth; ++i)

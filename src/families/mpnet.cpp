@@ -48,7 +48,7 @@ Value build(const BuildInput& in, GraphBuilder& b) {
   const Scope encoder = t.root / "encoder";
   auto bias = b.node(NodeType::Embedding, "Relative_Position_Bias", {heads, t.seq, t.seq}, {x},
                      encoder / "relative_attention_bias");
-  b.parameter(bias, (encoder / "relative_attention_bias")("weight"), {buckets, heads}, graph::TensorRole::Linear);
+  b.parameter(bias, (encoder / "relative_attention_bias")("weight"), {buckets, heads}, graph::TensorRole::Embedding);
 
   for (std::int64_t i = 0; i < layers; ++i) {
     b.set_block(static_cast<int>(i));

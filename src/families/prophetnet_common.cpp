@@ -171,12 +171,13 @@ class Builder {
   }
 
   // The tensors go on the node that ends the self-attention sublayer, so they count within their
-  // block without a node that would claim compute or saved activations.
+  // block without a node that would claim compute or saved activations; idle, they get no gradient or optimizer state.
   void unused_cross_attention(const Value& owner, const Scope& layer) {
     for (const char* proj : {"key_proj", "value_proj", "query_proj", "out_proj"})
-      linear_tensors(b_, owner, layer / "cross_attn" / proj, d_.hidden, d_.hidden, true);
-    b_.parameter(owner, (layer / "cross_attn_layer_norm")("weight"), {d_.hidden}, graph::TensorRole::Norm);
-    b_.parameter(owner, (layer / "cross_attn_layer_norm")("bias"), {d_.hidden}, graph::TensorRole::Bias);
+      linear_tensors(b_, owner, layer / "cross_attn" / proj, d_.hidden, d_.hidden, true, graph::Operand::Idle);
+    const Scope layer_norm = layer / "cross_attn_layer_norm";
+    b_.parameter(owner, layer_norm("weight"), {d_.hidden}, graph::TensorRole::Norm, graph::Operand::Idle);
+    b_.parameter(owner, layer_norm("bias"), {d_.hidden}, graph::TensorRole::Bias, graph::Operand::Idle);
     if (!cross_noted_) {
       b_.note(fmt::format("{} runs the decoder without encoder states: every layer stores cross_attn weights it never "
                           "uses",

@@ -33,12 +33,14 @@ Value embedder(const BuildInput& in, GraphBuilder& b) {
   auto x = dense(b, pooled, "Retriever_Projection", cls / "dense", t.hidden, projection, true);
   x = norm(b, x, "Retriever_LayerNorm", {cls / "LayerNorm"});
   const Scope predictions = cls / "predictions";
-  b.parameter(x, predictions("bias"), {t.vocab}, graph::TensorRole::Bias);
-  linear_tensors(b, x, predictions / "transform" / "dense", t.hidden, t.hidden, true);
-  b.parameter(x, (predictions / "transform" / "LayerNorm")("weight"), {t.hidden}, graph::TensorRole::Norm);
-  b.parameter(x, (predictions / "transform" / "LayerNorm")("bias"), {t.hidden}, graph::TensorRole::Bias);
-  b.parameter(x, (predictions / "decoder")("weight"), {t.vocab, t.hidden}, graph::TensorRole::Linear);
-  b.tied(x, (predictions / "decoder")("bias"), {t.vocab}, predictions("bias"), graph::TensorRole::Bias);
+  // Never run: idle, with no gradient and no optimizer state.
+  const auto idle = graph::Operand::Idle;
+  b.parameter(x, predictions("bias"), {t.vocab}, graph::TensorRole::Bias, idle);
+  linear_tensors(b, x, predictions / "transform" / "dense", t.hidden, t.hidden, true, idle);
+  b.parameter(x, (predictions / "transform" / "LayerNorm")("weight"), {t.hidden}, graph::TensorRole::Norm, idle);
+  b.parameter(x, (predictions / "transform" / "LayerNorm")("bias"), {t.hidden}, graph::TensorRole::Bias, idle);
+  b.parameter(x, (predictions / "decoder")("weight"), {t.vocab, t.hidden}, graph::TensorRole::Linear, idle);
+  b.tied(x, (predictions / "decoder")("bias"), {t.vocab}, predictions("bias"), graph::TensorRole::Bias, idle);
   return x;
 }
 

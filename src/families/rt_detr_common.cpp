@@ -469,7 +469,7 @@ Value build(const BuildInput& in, GraphBuilder& b, const Layout& layout) {
   if (d.learn_initial_query) {
     const Scope table = model / "weight_embedding";
     x = b.node(NodeType::Embedding, "Initial_Queries", {d.queries, d.d}, {out_mem}, table);
-    b.parameter(x, table("weight"), {d.queries, d.d}, graph::TensorRole::Linear);
+    b.parameter(x, table("weight"), {d.queries, d.d}, graph::TensorRole::Embedding);
   } else {
     x = b.node(NodeType::Add, "Top_Query_Features", {d.queries, d.d}, {out_mem});
   }

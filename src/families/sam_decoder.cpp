@@ -94,7 +94,8 @@ TwoWayState prompted_two_way(GraphBuilder& b, const Config& c, const Value& imag
   if (2 * fourier != hidden)
     b.fail(sparse, fmt::format("the {} Fourier features of a point are not the prompt's {} channels", 2 * fourier,
                                hidden));
-  // Without a mask prompt the dense embedding is no_mask_embed broadcast over the grid; mask_embed waits unused.
+  // Without a mask prompt the dense embedding is no_mask_embed broadcast over the grid; mask_embed waits unused
+  // (idle: no gradient, no optimizer state).
   auto dense_prompt = b.node(NodeType::Add, "Prompt_Dense_Embedding", image.shape, {image}, Scope("prompt_encoder"));
   b.parameter(dense_prompt, "prompt_encoder.no_mask_embed.weight", {1, hidden}, graph::TensorRole::Embedding);
   const Scope mask_embed = Scope("prompt_encoder") / "mask_embed";
@@ -103,12 +104,14 @@ TwoWayState prompted_two_way(GraphBuilder& b, const Config& c, const Value& imag
        {std::tuple{"conv1", std::int64_t{1}, quarter, std::int64_t{2}},
         std::tuple{"conv2", quarter, mask_channels, std::int64_t{2}},
         std::tuple{"conv3", mask_channels, hidden, std::int64_t{1}}}) {
-    b.parameter(dense_prompt, (mask_embed / conv)("weight"), {to, from, kernel, kernel}, graph::TensorRole::Conv);
-    b.parameter(dense_prompt, (mask_embed / conv)("bias"), {to}, graph::TensorRole::Bias);
+    b.parameter(dense_prompt, (mask_embed / conv)("weight"), {to, from, kernel, kernel}, graph::TensorRole::Conv,
+                graph::Operand::Idle);
+    b.parameter(dense_prompt, (mask_embed / conv)("bias"), {to}, graph::TensorRole::Bias, graph::Operand::Idle);
   }
   for (const auto& [norm_name, width] : {std::pair{"layer_norm1", quarter}, std::pair{"layer_norm2", mask_channels}}) {
-    b.parameter(dense_prompt, (mask_embed / norm_name)("weight"), {width}, graph::TensorRole::Norm);
-    b.parameter(dense_prompt, (mask_embed / norm_name)("bias"), {width}, graph::TensorRole::Bias);
+    b.parameter(dense_prompt, (mask_embed / norm_name)("weight"), {width}, graph::TensorRole::Norm,
+                graph::Operand::Idle);
+    b.parameter(dense_prompt, (mask_embed / norm_name)("bias"), {width}, graph::TensorRole::Bias, graph::Operand::Idle);
   }
   if (channels != hidden)
     b.fail(dense_prompt, fmt::format("the image embedding has {} channels, the prompts {}", channels, hidden));

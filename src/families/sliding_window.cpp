@@ -31,9 +31,9 @@ void apply(blocks::GraphBuilder& b, const blocks::Value& attention, std::int64_t
 }
 
 void global_projections(blocks::GraphBuilder& b, const blocks::Value& owner, const blocks::Scope& module,
-                        std::int64_t hidden) {
+                        std::int64_t hidden, graph::Operand operand) {
   for (const char* proj : {"query_global", "key_global", "value_global"})
-    blocks::linear_tensors(b, owner, module / proj, hidden, hidden, true);
+    blocks::linear_tensors(b, owner, module / proj, hidden, hidden, true, operand);
 }
 
 }  // namespace neurarch::families::sliding_window

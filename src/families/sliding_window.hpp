@@ -17,9 +17,10 @@ namespace neurarch::families::sliding_window {
 void apply(blocks::GraphBuilder& b, const blocks::Value& attention, std::int64_t window, std::int64_t layer,
            std::string_view model);
 
-/// query_global / key_global / value_global under `module`, owned by `owner`: the attention node when
-/// the class gives tokens global attention by default, else a node that claims no compute for them.
+/// query_global / key_global / value_global under `module`, owned by `owner`: the attention node, reading its input,
+/// when the class gives tokens global attention by default; else a node that claims no compute for them, idle (no
+/// gradient, no optimizer state).
 void global_projections(blocks::GraphBuilder& b, const blocks::Value& owner, const blocks::Scope& module,
-                        std::int64_t hidden);
+                        std::int64_t hidden, graph::Operand operand);
 
 }  // namespace neurarch::families::sliding_window

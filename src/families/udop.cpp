@@ -105,15 +105,15 @@ Value build(const BuildInput& in, GraphBuilder& b) {
       const Scope table = aggregated / static_cast<std::int64_t>(k) / "relative_attention_bias";
       // 4.47's UdopStack._tie_weights ties every 1d table to block 0's.
       if (tables[k].type == "1d") {
-        g.tied(bias, table("weight"), {tables[k].rows, heads}, block0, graph::TensorRole::Linear);
+        g.tied(bias, table("weight"), {tables[k].rows, heads}, block0, graph::TensorRole::Embedding);
         if (tables[k].rows != c.integer({"relative_attention_num_buckets"}, 32))
           g.fail(bias, fmt::format("the 1d relative bias has {} buckets but block 0's table {}; the tie needs one shape",
                                    tables[k].rows, c.integer({"relative_attention_num_buckets"}, 32)));
         continue;
       }
       if (decoder) {
-        // The decoder's stack owns these tables but its forward never reads them.
-        g.parameter(bias, table("weight"), {tables[k].rows, heads}, graph::TensorRole::Linear);
+        // The decoder's stack owns these tables but its forward never reads them: idle.
+        g.parameter(bias, table("weight"), {tables[k].rows, heads}, graph::TensorRole::Embedding, graph::Operand::Idle);
         continue;
       }
       auto extra = relative_position_bias(g, bias, fmt::format("{}_Relative_Bias_{}", tables[k].type, k),

@@ -101,9 +101,12 @@ class Builder {
   void unused_cross_attention(const Value& owner, const Scope& layer) {
     const Scope attn = layer / "encoder_attn";
     for (const char* proj : {"k_proj", "v_proj", "q_proj", "out_proj"})
-      linear_tensors(b_, owner, attn / proj, d_.d_model, d_.d_model, std::string_view(proj) != "k_proj");
-    b_.parameter(owner, (layer / "encoder_attn_layer_norm")("weight"), {d_.d_model}, graph::TensorRole::Norm);
-    b_.parameter(owner, (layer / "encoder_attn_layer_norm")("bias"), {d_.d_model}, graph::TensorRole::Bias);
+      linear_tensors(b_, owner, attn / proj, d_.d_model, d_.d_model, std::string_view(proj) != "k_proj",
+                     graph::Operand::Idle);
+    b_.parameter(owner, (layer / "encoder_attn_layer_norm")("weight"), {d_.d_model}, graph::TensorRole::Norm,
+                 graph::Operand::Idle);
+    b_.parameter(owner, (layer / "encoder_attn_layer_norm")("bias"), {d_.d_model}, graph::TensorRole::Bias,
+                 graph::Operand::Idle);
     if (!noted_) {
       b_.note(fmt::format("{} runs the decoder without encoder states: every layer stores encoder_attn weights it "
                           "never uses",

@@ -122,7 +122,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
       const std::int64_t base = quantized ? static_cast<std::int64_t>(static_cast<double>(n) * nf4.bytes_per_weight)
                                           : n * precision.frozen_base_bytes;
       static_.parameters += allocator_rounded(base, rt);
-      if (quantized) largest_matmul = std::max(largest_matmul, n);
+      if (quantized && !r.idle) largest_matmul = std::max(largest_matmul, n);  // an idle weight is never dequantized
       if (r.lora_target) {
         trainable_here = r.lora_parameters;
         grad_bytes = add_adapter(t, r);
@@ -170,7 +170,7 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
   // DoRA recomputes the adapted weight (W + scale * B A) for its column norm: one weight at a time.
   if (s.mode != Mode::Full && s.dora)
     for (std::size_t i = 0; i < g.tensors.size(); ++i)
-      if (roles[i].lora_target)
+      if (roles[i].lora_target && !roles[i].idle)
         static_.dequant_transient = std::max(static_.dequant_transient, allocator_rounded(elements(g.tensors[i]) * 4, rt));
   if (s.mode != Mode::QLoRA || s.qlora_load != QuantizedLoad::LoadThenQuantize) static_.load_bytes = 0;
   static_.workspace = rt.cublas_workspace_bytes;

@@ -39,11 +39,13 @@ std::vector<WeightRole> weight_roles(const graph::Graph& g, const Setup& s) {
     const auto& node = g.nodes[static_cast<std::size_t>(t.node)];
     auto& r = roles[i];
     r.tensor = static_cast<int>(i);
-    // The role the block declared (graph::TensorRole) says what the tensor is to its op; the node's type says
-    // whether that op runs as a matmul autocast casts.
-    r.matmul = t.kind == graph::TensorKind::Parameter && graph::is_matmul_role(t.role) && op_schema(node.type).matmul;
-    r.head = node.type == NodeType::LMHead || node.type == NodeType::Classifier;
+    // The role the block declared (graph::TensorRole) says what the tensor is to its op; the node's op says
+    // whether it runs as a matmul autocast casts. An idle module (stored, never run) is still the module it is: PEFT
+    // wraps an idle nn.Linear and bitsandbytes quantizes it, though it never multiplies anything.
     r.idle = t.operand == graph::Operand::Idle;
+    r.matmul = t.kind == graph::TensorKind::Parameter && graph::is_matmul_role(t.role) &&
+               (op_schema(node.type).matmul || r.idle);
+    r.head = node.type == NodeType::LMHead || node.type == NodeType::Classifier;
     r.trained = t.kind == graph::TensorKind::Parameter && !t.frozen &&
                 (s.mode == Mode::Full || node.type == NodeType::Classifier);
     // PEFT's "all-linear" adapts every nn.Linear except the output layer; convolutions, bare and stacked

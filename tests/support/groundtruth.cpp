@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -63,6 +64,34 @@ std::vector<GroundTruthCase> cases_for(const std::string& model_type) {
   for (const auto& c : index())
     if (c.model_type == model_type) out.push_back(c);
   return out;
+}
+
+std::optional<graph::Graph> build_case(const GroundTruthCase& c) {
+  const auto j = load(c.file);
+  try {
+    Config config(j["config"], c.file.filename().string());
+    model::BuildOptions options;
+    options.class_name = c.class_name;
+    return model::build_model(config, options).graph;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+int check_every_case(const std::function<std::string(const graph::Graph&)>& check) {
+  std::set<std::string> failed_types;
+  int checked = 0;
+  for (const auto& c : index()) {
+    if (failed_types.count(c.model_type)) continue;
+    const auto g = build_case(c);
+    if (!g) continue;
+    ++checked;
+    const auto wrong = check(*g);
+    if (wrong.empty()) continue;
+    ADD_FAILURE() << c.model_type << " (" << c.file.filename().string() << "): " << wrong;
+    failed_types.insert(c.model_type);
+  }
+  return checked;
 }
 
 std::string compare_with_groundtruth(const GroundTruthCase& c) {

@@ -85,14 +85,15 @@ TEST(TensorRole, QLoRAQuantizesTwoDimensionalMatmulWeightsOnly) {
   EXPECT_FALSE(role_of(g, roles, "mixed.experts").quantized);
 }
 
-// The role says what the tensor is; the node says whether its op is a matmul: a Linear weight owned by an
-// Embedding node (a lookup) is no matmul weight.
+// The role says what the tensor is; the node's op says whether it runs a matmul: a Linear weight owned by a
+// LayerNorm node is no matmul weight (tests/unit/op_schema_test.cpp holds real graphs to never declaring one).
 TEST(TensorRole, ANodeThatRunsNoMatmulHasNoMatmulWeight) {
   graph::GraphBuilder b;
   auto x = b.input({8}, "tokens");
-  auto e = b.node(NodeType::Embedding, "Embed", {8, 16}, {x});
-  b.parameter(e, "embed.weight", {32, 16}, TensorRole::Embedding);
-  b.parameter(e, "embed.proj.weight", {16, 16}, TensorRole::Linear);
+  auto t = b.node(NodeType::Embedding, "Embed", {8, 16}, {x});
+  b.parameter(t, "embed.weight", {32, 16}, TensorRole::Embedding);
+  auto e = b.node(NodeType::LayerNorm, "Norm", {8, 16}, {t});
+  b.parameter(e, "norm.proj.weight", {16, 16}, TensorRole::Linear);
   auto g = b.finish(e);
   plan::Setup s;
   s.mode = plan::Mode::QLoRA;

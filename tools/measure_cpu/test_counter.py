@@ -28,6 +28,19 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     sys.exit(77)
 
 
+def planner_or_skip(test: unittest.TestCase) -> str:
+    """The neurarch-trace binary ctest names, with transformers and peft importable; else the test is skipped."""
+    binary = os.environ.get("NEURARCH_TRACE_BIN")
+    if not binary:
+        test.skipTest("NEURARCH_TRACE_BIN not set (ctest sets it)")
+    try:
+        import peft  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as e:
+        test.skipTest(f"{e}")
+    return binary
+
+
 class HandCounted(unittest.TestCase):
     def test_plain_allocations(self):
         keep = torch.ones(1000)  # 4000 bytes, live before the step
@@ -104,14 +117,7 @@ class EndToEnd(unittest.TestCase):
     def test_live_rows_against_the_planner(self):
         """Re-measures two tiny steps (fp32 and bf16 autocast, tied head) and plans them: every phase
         within 10 % and none under by more than 10 %."""
-        binary = os.environ.get("NEURARCH_TRACE_BIN")
-        if not binary:
-            self.skipTest("NEURARCH_TRACE_BIN not set (ctest sets it)")
-        try:
-            import peft  # noqa: F401
-            import transformers  # noqa: F401
-        except ImportError as e:
-            self.skipTest(f"{e}")
+        binary = planner_or_skip(self)
         import measure_cpu
         cfg = {"model_type": "gpt2", "n_layer": 2, "n_embd": 128, "n_head": 4, "vocab_size": 2000,
                "n_positions": 128, "bos_token_id": 0, "eos_token_id": 0, "architectures": ["GPT2LMHeadModel"]}
@@ -131,6 +137,59 @@ class EndToEnd(unittest.TestCase):
         self.assertIsNotNone(m, run.stdout + run.stderr)
         self.assertLessEqual(float(m.group(2)), 10.0, run.stdout)
         self.assertEqual(int(m.group(3)), 0, run.stdout)
+
+
+class IdleWeights(unittest.TestCase):
+    """Weights a model stores but never runs (BartForCausalLM's encoder_attn, LUKE's entity stream, ESM's contact head,
+    MarkupLM's xpath_unitseq2_embeddings) keep .grad None after a real backward: the planner's trainable count is
+    every requires_grad parameter, and its gradients those that got one, byte for byte (each rounded to the
+    allocator's 512-byte blocks, as the plan rounds them)."""
+
+    CASES = [
+        {"model_type": "bart", "d_model": 64, "decoder_layers": 2, "encoder_layers": 2, "decoder_attention_heads": 4,
+         "encoder_attention_heads": 4, "decoder_ffn_dim": 128, "encoder_ffn_dim": 128, "vocab_size": 100,
+         "max_position_embeddings": 64, "architectures": ["BartForCausalLM"]},
+        {"model_type": "luke", "vocab_size": 100, "entity_vocab_size": 50, "entity_emb_size": 32, "hidden_size": 64,
+         "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "max_position_embeddings": 64,
+         "architectures": ["LukeModel"]},
+        {"model_type": "esm", "vocab_size": 33, "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+         "intermediate_size": 128, "max_position_embeddings": 64, "pad_token_id": 1, "mask_token_id": 32,
+         "position_embedding_type": "rotary", "architectures": ["EsmForMaskedLM"]},
+        {"model_type": "markuplm", "vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 2,
+         "num_attention_heads": 4, "intermediate_size": 128, "max_position_embeddings": 64, "max_depth": 8,
+         "xpath_unit_hidden_size": 8, "architectures": ["MarkupLMModel"]},
+    ]
+
+    def test_stored_weights_get_no_gradient(self):
+        binary = planner_or_skip(self)
+        import transformers
+        seq = 16
+        for cfg in self.CASES:
+            with self.subTest(cfg["architectures"][0]):
+                torch.manual_seed(0)
+                config = transformers.AutoConfig.for_model(**{k: v for k, v in cfg.items() if k != "model_type"}
+                                                           | {"model_type": cfg["model_type"]})
+                model = getattr(transformers, cfg["architectures"][0])(config)
+                ids = torch.randint(2, 30, (2, seq))
+                out = model(input_ids=ids)
+                # Every floating output the model returns, so that backward reaches all that ran.
+                loss = sum(v.float().sum() for v in out.values() if torch.is_tensor(v) and v.requires_grad)
+                loss.backward()
+                params = dict(model.named_parameters())
+                trainable = sum(p.numel() for p in params.values() if p.requires_grad)
+                blocks = lambda n: (n * 4 + 511) // 512 * 512  # noqa: E731
+                grads = sum(blocks(p.numel()) for p in params.values() if p.grad is not None)
+                self.assertLess(grads, sum(blocks(p.numel()) for p in params.values()))  # some are idle
+                with tempfile.TemporaryDirectory() as tmp:
+                    path = Path(tmp) / "config.json"
+                    path.write_text(json.dumps(cfg))
+                    run = subprocess.run([binary, str(path), "--plan", "--format", "json", "--precision", "fp32",
+                                          "--seq", str(seq)], capture_output=True, text=True, timeout=120)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                full = json.loads(run.stdout)["plan"]["full"]
+                step = next(p for p in full["phases"] if p["phase"] == "optimizer_step")
+                self.assertEqual(full["trainable_parameters"], trainable)
+                self.assertEqual(step["terms"]["gradients"], grads)
 
 
 if __name__ == "__main__":

@@ -111,9 +111,6 @@ OpWork attention_product_work(const OpCostInput& x) {
           .traffic_bytes = work.traffic_bytes};
 }
 
-const OpSchema& attention_op() {
-  static const OpSchema op{.matmul = true, .saved = attention_saved, .work = attention_product_work};
-  return op;
-}
+const OpSchema attention_op{.matmul = true, .saved = attention_saved, .work = attention_product_work};
 
 }  // namespace neurarch::plan

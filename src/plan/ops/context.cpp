@@ -133,16 +133,19 @@ void OpContext::memory_inputs(NodeActivations& a, const Node& n, const Node& mem
 void OpContext::lora_bottlenecks(NodeActivations& a, const Node& n, std::int64_t tokens) {
   std::int64_t adapted = 0, adapted_outputs = 0;
   for (int t : n.tensors)
-    if (lora_on(t)) {
+    if (lora_on(t) && !roles[static_cast<std::size_t>(t)].idle) {  // an idle adapter runs on nothing
       ++adapted;
       adapted_outputs += g.tensors[static_cast<std::size_t>(t)].shape.front();
     }
   // DoRA rescales base and adapter outputs by magnitude / ||W + BA||: the product keeps both.
   if (s.dora && adapted_outputs)
     a.saved.push_back({"DoRA base and adapter outputs", 2 * tokens * adapted_outputs, compute});
+  if (adapted) lora_a_outputs(a, tokens * adapted);
+}
+
+void OpContext::lora_a_outputs(NodeActivations& a, std::int64_t rows) const {
   // Without autocast the adapter runs in its own dtype (PEFT casts the input to an fp32 adapter's).
-  if (adapted)
-    a.saved.push_back({"LoRA A outputs", tokens * s.lora_rank * adapted, autocast ? compute : adapter_bytes(s)});
+  a.saved.push_back({"LoRA A outputs", rows * s.lora_rank, autocast ? compute : adapter_bytes(s)});
 }
 
 void OpContext::activation(NodeActivations& a, const std::string& act, std::int64_t elements, int bytes) {
@@ -190,7 +193,8 @@ void OpContext::note_once(const std::string& key, std::string text) {
 void OpContext::note_lora_dropout() {
   if (lora_dropout_seen_)
     note_once("lora-dropout",
-              fmt::format("LoRA dropout {:.2f} keeps a dropped copy and a mask of every adapted input", s.lora_dropout));
+              fmt::format("LoRA dropout {:.2f} keeps a dropped copy and a mask of every adapted input",
+                          s.lora_dropout));
 }
 
 }  // namespace neurarch::plan

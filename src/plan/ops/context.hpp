@@ -68,7 +68,8 @@ class OpContext {
                      const std::string& what, bool adapters_only = false, bool one_linear = false);
   /// The closing projection (an attention's o_proj, an MLP's down_proj) reads the node's inner activations: it keeps
   /// them as a base linear does, plus the adapter's mask and dropped copy when LoRA with dropout adapts it.
-  void output_projection_input(NodeActivations& a, const graph::Node& n, std::int64_t elements, const std::string& what);
+  void output_projection_input(NodeActivations& a, const graph::Node& n, std::int64_t elements,
+                               const std::string& what);
   /// Weights that read another node's output (graph::Operand::Memory: cross-attention's k/v, deformable attention's
   /// value projection): the states are kept once for every layer that reads them, unless autocast casts them again
   /// for each.
@@ -76,6 +77,8 @@ class OpContext {
                      const std::string& what);
   /// LoRA's A outputs (and DoRA's base and adapter outputs) of the node's adapted weights.
   void lora_bottlenecks(NodeActivations& a, const graph::Node& n, std::int64_t tokens);
+  /// What lora_B keeps of `rows` adapted rows (summed over the adapters): lora_A's output, rank wide.
+  void lora_a_outputs(NodeActivations& a, std::int64_t rows) const;
   /// Saved by the activation function itself, per element it produces; `bytes` overrides the compute dtype when the
   /// activation runs on a wider tensor (after an fp32 residual sum or frozen batch norm).
   void activation(NodeActivations& a, const std::string& act, std::int64_t elements, int bytes = 0);
@@ -91,7 +94,9 @@ class OpContext {
   bool already_kept(const graph::Node& producer, int bytes) const {
     return kept_output_[static_cast<std::size_t>(producer.index)] == bytes;
   }
-  void keep_output(const graph::Node& producer, int bytes) { kept_output_[static_cast<std::size_t>(producer.index)] = bytes; }
+  void keep_output(const graph::Node& producer, int bytes) {
+    kept_output_[static_cast<std::size_t>(producer.index)] = bytes;
+  }
   /// ReLU, sigmoid and tanh keep their result for backward: when it is the node's output (no dropout after it) and in
   /// the output's dtype, the next node's kept input is the same storage.
   void keep_activation_result(const graph::Node& n, int out_bytes);

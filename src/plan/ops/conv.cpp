@@ -63,17 +63,8 @@ int pool_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
 
 }  // namespace
 
-const OpSchema& conv2d_op() {
-  static const OpSchema op{.matmul = true, .saved = conv2d_saved, .work = nullptr};
-  return op;
-}
-const OpSchema& conv1d_op() {
-  static const OpSchema op{.matmul = true, .saved = conv1d_saved, .work = nullptr};
-  return op;
-}
-const OpSchema& pool_op() {
-  static const OpSchema op{.matmul = false, .saved = pool_saved, .work = nullptr};
-  return op;
-}
+const OpSchema conv2d_op{.matmul = true, .saved = conv2d_saved, .work = nullptr};
+const OpSchema conv1d_op{.matmul = true, .saved = conv1d_saved, .work = nullptr};
+const OpSchema pool_op{.matmul = false, .saved = pool_saved, .work = nullptr};
 
 }  // namespace neurarch::plan

@@ -72,9 +72,8 @@ OpWork deformable_attention_work(const OpCostInput& x) {
 
 }  // namespace
 
-const OpSchema& deformable_attention_op() {
-  static const OpSchema op{.matmul = true, .saved = deformable_attention_saved, .work = deformable_attention_work};
-  return op;
-}
+const OpSchema deformable_attention_op{.matmul = true,
+                                       .saved = deformable_attention_saved,
+                                       .work = deformable_attention_work};
 
 }  // namespace neurarch::plan

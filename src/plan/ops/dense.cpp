@@ -30,17 +30,8 @@ int classifier_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
 
 }  // namespace
 
-const OpSchema& linear_op() {
-  static const OpSchema op{.matmul = true, .saved = linear_saved, .work = nullptr};
-  return op;
-}
-const OpSchema& pooler_op() {
-  static const OpSchema op{.matmul = true, .saved = pooler_saved, .work = nullptr};
-  return op;
-}
-const OpSchema& classifier_op() {
-  static const OpSchema op{.matmul = true, .saved = classifier_saved, .work = nullptr};
-  return op;
-}
+const OpSchema linear_op{.matmul = true, .saved = linear_saved, .work = nullptr};
+const OpSchema pooler_op{.matmul = true, .saved = pooler_saved, .work = nullptr};
+const OpSchema classifier_op{.matmul = true, .saved = classifier_saved, .work = nullptr};
 
 }  // namespace neurarch::plan

@@ -13,8 +13,14 @@ int input_saved(OpContext&, const OpInput& x, NodeActivations&) { return x.from_
 
 // A lookup's backward scatters into the table by the indices it keeps (token ids only: a position table indexed by
 // arange keeps them too, counted with the tokens' when they share the operand). Only a trained table needs them.
+// A lookup that projects its rows (Transformer-XL's adaptive embedding: emb_projs) keeps them for the projection's
+// gradient; with several clusters each token goes through its own cluster's projection only, which depends on the
+// text, so every projection is counted over every token: an upper bound.
 int lookup_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
   if (x.from_tokens && ctx.full()) a.saved.push_back({"lookup indices", rows_of(x.node.out), 8});
+  for (int t : ctx.matmuls(x.node, graph::Operand::Input))
+    ctx.linear_inputs(a, {t}, rows_of(x.node.out) * ctx.g.tensors[static_cast<std::size_t>(t)].shape.back(), ctx.params,
+                      "looked-up rows (projection input)");
   return std::max(x.in_bytes == 8 ? 0 : x.in_bytes, ctx.params);
 }
 
@@ -36,21 +42,9 @@ int relative_position_bias_saved(OpContext& ctx, const OpInput& x, NodeActivatio
 
 }  // namespace
 
-const OpSchema& graph_input_op() {
-  static const OpSchema op{.matmul = false, .saved = input_saved, .work = nullptr};
-  return op;
-}
-const OpSchema& lookup_op() {
-  static const OpSchema op{.matmul = false, .saved = lookup_saved, .work = nullptr};
-  return op;
-}
-const OpSchema& patch_embed_op() {
-  static const OpSchema op{.matmul = true, .saved = patch_embed_saved, .work = nullptr};
-  return op;
-}
-const OpSchema& relative_position_bias_op() {
-  static const OpSchema op{.matmul = false, .saved = relative_position_bias_saved, .work = nullptr};
-  return op;
-}
+const OpSchema graph_input_op{.matmul = false, .saved = input_saved, .work = nullptr};
+const OpSchema lookup_op{.matmul = true, .saved = lookup_saved, .work = nullptr};
+const OpSchema patch_embed_op{.matmul = true, .saved = patch_embed_saved, .work = nullptr};
+const OpSchema relative_position_bias_op{.matmul = false, .saved = relative_position_bias_saved, .work = nullptr};
 
 }  // namespace neurarch::plan

@@ -47,9 +47,6 @@ int feed_forward_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
 
 }  // namespace
 
-const OpSchema& feed_forward_op() {
-  static const OpSchema op{.matmul = true, .saved = feed_forward_saved, .work = nullptr};
-  return op;
-}
+const OpSchema feed_forward_op{.matmul = true, .saved = feed_forward_saved, .work = nullptr};
 
 }  // namespace neurarch::plan

@@ -29,9 +29,6 @@ OpWork fourier_mixer_work(const OpCostInput& x) {
 
 }  // namespace
 
-const OpSchema& fourier_mixer_op() {
-  static const OpSchema op{.matmul = false, .saved = fourier_mixer_saved, .work = fourier_mixer_work};
-  return op;
-}
+const OpSchema fourier_mixer_op{.matmul = false, .saved = fourier_mixer_saved, .work = fourier_mixer_work};
 
 }  // namespace neurarch::plan

@@ -68,9 +68,6 @@ OpWork gated_delta_net_work(const OpCostInput& x) {
 
 }  // namespace
 
-const OpSchema& gated_delta_net_op() {
-  static const OpSchema op{.matmul = true, .saved = gated_delta_net_saved, .work = gated_delta_net_work};
-  return op;
-}
+const OpSchema gated_delta_net_op{.matmul = true, .saved = gated_delta_net_saved, .work = gated_delta_net_work};
 
 }  // namespace neurarch::plan

@@ -44,13 +44,7 @@ int contrastive_logits_saved(OpContext& ctx, const OpInput& x, NodeActivations& 
 
 }  // namespace
 
-const OpSchema& lm_head_op() {
-  static const OpSchema op{.matmul = true, .saved = lm_head_saved, .work = nullptr};
-  return op;
-}
-const OpSchema& contrastive_logits_op() {
-  static const OpSchema op{.matmul = false, .saved = contrastive_logits_saved, .work = nullptr};
-  return op;
-}
+const OpSchema lm_head_op{.matmul = true, .saved = lm_head_saved, .work = nullptr};
+const OpSchema contrastive_logits_op{.matmul = false, .saved = contrastive_logits_saved, .work = nullptr};
 
 }  // namespace neurarch::plan

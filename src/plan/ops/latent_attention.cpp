@@ -41,9 +41,6 @@ int latent_attention_saved(OpContext& ctx, const OpInput& x, NodeActivations& a)
 
 }  // namespace
 
-const OpSchema& latent_attention_op() {
-  static const OpSchema op{.matmul = true, .saved = latent_attention_saved, .work = attention_product_work};
-  return op;
-}
+const OpSchema latent_attention_op{.matmul = true, .saved = latent_attention_saved, .work = attention_product_work};
 
 }  // namespace neurarch::plan

@@ -15,7 +15,7 @@ namespace {
 
 int mixture_of_experts_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
   const auto& n = x.node;
-  if (!n.moe) return feed_forward_op().saved(ctx, x, a);  // a dense MLP in an MoE model's dense layers
+  if (!n.moe) return feed_forward_op.saved(ctx, x, a);  // a dense MLP in an MoE model's dense layers
   const auto& m = *n.moe;
   const int c = ctx.compute;
   const std::int64_t tokens = x.tokens;
@@ -61,11 +61,12 @@ int mixture_of_experts_saved(OpContext& ctx, const OpInput& x, NodeActivations& 
   if (!ctx.full()) {
     std::int64_t rows = 0;
     for (int t : n.tensors) {
-      if (!ctx.roles[static_cast<std::size_t>(t)].lora_target) continue;
+      const auto& r = ctx.roles[static_cast<std::size_t>(t)];
+      if (!r.lora_target || r.idle) continue;
       const bool is_routed = std::find(m.routed_tensors.begin(), m.routed_tensors.end(), t) != m.routed_tensors.end();
       rows += is_routed ? routed / std::max<std::int64_t>(m.experts, 1) : tokens;
     }
-    if (rows) a.saved.push_back({"LoRA A outputs", rows * ctx.s.lora_rank, c});
+    if (rows) ctx.lora_a_outputs(a, rows);
   }
   ctx.output_dropout(a, n);
   return c;
@@ -73,9 +74,6 @@ int mixture_of_experts_saved(OpContext& ctx, const OpInput& x, NodeActivations& 
 
 }  // namespace
 
-const OpSchema& mixture_of_experts_op() {
-  static const OpSchema op{.matmul = true, .saved = mixture_of_experts_saved, .work = nullptr};
-  return op;
-}
+const OpSchema mixture_of_experts_op{.matmul = true, .saved = mixture_of_experts_saved, .work = nullptr};
 
 }  // namespace neurarch::plan

@@ -62,17 +62,8 @@ int batch_norm_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
 
 }  // namespace
 
-const OpSchema& layer_norm_op() {
-  static const OpSchema op{.matmul = false, .saved = layer_norm_saved, .work = nullptr};
-  return op;
-}
-const OpSchema& rms_norm_op() {
-  static const OpSchema op{.matmul = false, .saved = rms_norm_saved, .work = nullptr};
-  return op;
-}
-const OpSchema& batch_norm_op() {
-  static const OpSchema op{.matmul = false, .saved = batch_norm_saved, .work = nullptr};
-  return op;
-}
+const OpSchema layer_norm_op{.matmul = false, .saved = layer_norm_saved, .work = nullptr};
+const OpSchema rms_norm_op{.matmul = false, .saved = rms_norm_saved, .work = nullptr};
+const OpSchema batch_norm_op{.matmul = false, .saved = batch_norm_saved, .work = nullptr};
 
 }  // namespace neurarch::plan

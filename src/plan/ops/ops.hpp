@@ -1,5 +1,6 @@
 #pragma once
-// The op schemas, declared in the files under plan/ops/ (registry.cpp maps node types to them). Adding a node type:
+// The op schemas, defined in the files under plan/ops/ (registry.cpp maps node types to them); each is a constant,
+// initialised before any code runs. Adding a node type:
 // its file here, its line below and its case in registry.cpp.
 #include <cstdint>
 
@@ -8,33 +9,33 @@
 
 namespace neurarch::plan {
 
-const OpSchema& graph_input_op();           // embedding.cpp
-const OpSchema& lookup_op();                // embedding.cpp: token and position tables
-const OpSchema& patch_embed_op();           // embedding.cpp
-const OpSchema& relative_position_bias_op();  // embedding.cpp
-const OpSchema& layer_norm_op();            // norm.cpp
-const OpSchema& rms_norm_op();              // norm.cpp
-const OpSchema& batch_norm_op();            // norm.cpp
-const OpSchema& add_op();                   // residual.cpp
-const OpSchema& layer_scale_op();           // residual.cpp
-const OpSchema& output_op();                // residual.cpp
-const OpSchema& linear_op();                // dense.cpp
-const OpSchema& pooler_op();                // dense.cpp
-const OpSchema& classifier_op();            // dense.cpp
-const OpSchema& lm_head_op();               // heads.cpp
-const OpSchema& contrastive_logits_op();    // heads.cpp
-const OpSchema& conv2d_op();                // conv.cpp
-const OpSchema& conv1d_op();                // conv.cpp
-const OpSchema& pool_op();                  // conv.cpp
-const OpSchema& attention_op();             // attention.cpp
-const OpSchema& latent_attention_op();      // latent_attention.cpp
-const OpSchema& feed_forward_op();          // feed_forward.cpp
-const OpSchema& mixture_of_experts_op();    // mixture_of_experts.cpp
-const OpSchema& state_space_op();           // state_space.cpp
-const OpSchema& gated_delta_net_op();       // gated_delta_net.cpp
-const OpSchema& recurrent_mixer_op();       // recurrent_mixer.cpp
-const OpSchema& deformable_attention_op();  // deformable_attention.cpp
-const OpSchema& fourier_mixer_op();         // fourier_mixer.cpp
+extern const OpSchema graph_input_op;             // embedding.cpp
+extern const OpSchema lookup_op;                  // embedding.cpp: token and position tables
+extern const OpSchema patch_embed_op;             // embedding.cpp
+extern const OpSchema relative_position_bias_op;  // embedding.cpp
+extern const OpSchema layer_norm_op;              // norm.cpp
+extern const OpSchema rms_norm_op;                // norm.cpp
+extern const OpSchema batch_norm_op;              // norm.cpp
+extern const OpSchema add_op;                     // residual.cpp
+extern const OpSchema layer_scale_op;             // residual.cpp
+extern const OpSchema output_op;                  // residual.cpp
+extern const OpSchema linear_op;                  // dense.cpp
+extern const OpSchema pooler_op;                  // dense.cpp
+extern const OpSchema classifier_op;              // dense.cpp
+extern const OpSchema lm_head_op;                 // heads.cpp
+extern const OpSchema contrastive_logits_op;      // heads.cpp
+extern const OpSchema conv2d_op;                  // conv.cpp
+extern const OpSchema conv1d_op;                  // conv.cpp
+extern const OpSchema pool_op;                    // conv.cpp
+extern const OpSchema attention_op;               // attention.cpp
+extern const OpSchema latent_attention_op;        // latent_attention.cpp
+extern const OpSchema feed_forward_op;            // feed_forward.cpp
+extern const OpSchema mixture_of_experts_op;      // mixture_of_experts.cpp
+extern const OpSchema state_space_op;             // state_space.cpp
+extern const OpSchema gated_delta_net_op;         // gated_delta_net.cpp
+extern const OpSchema recurrent_mixer_op;         // recurrent_mixer.cpp
+extern const OpSchema deformable_attention_op;    // deformable_attention.cpp
+extern const OpSchema fourier_mixer_op;           // fourier_mixer.cpp
 
 /// What the attention product itself keeps (attention_rules' score_rule): SDPA's output and log-sum-exp, or the
 /// score-shaped tensors of the eager or math path. `output`: elements of the heads' concatenated output

@@ -7,6 +7,17 @@
 namespace neurarch::plan {
 namespace {
 
+// A chunked cell's sizes per sample: token-heads, the chunk length, q (or k) elements, the chunks and the value head
+// width.
+struct ChunkedSizes {
+  std::int64_t token_heads, chunk, qk, chunks, head_dim;
+};
+ChunkedSizes chunked_sizes(const graph::RecurrentAttrs& r, std::int64_t tokens) {
+  const std::int64_t chunk = std::max<std::int64_t>(r.chunk, 1);
+  return {tokens * r.heads, chunk, tokens * r.heads * r.key_head_dim, (tokens + chunk - 1) / chunk,
+          r.width / std::max<std::int64_t>(r.heads, 1)};
+}
+
 int recurrent_mixer_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
   const auto& n = x.node;
   const std::int64_t tokens = x.tokens;
@@ -62,10 +73,7 @@ int recurrent_mixer_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) 
       // multi-head LayerNorm runs in fp32 (its input, centred input and rstd); its output, the output gate's
       // sigmoid output and the gated heads are kept by the weight and gate products, and out_proj its input.
       // Checked on CPU in fp32 (torch 2.13, saved_tensors_hooks, 128 and 256 tokens): within 0.1 %.
-      const std::int64_t h = tokens * r.heads, chunk = std::max<std::int64_t>(r.chunk, 1);
-      const std::int64_t qk = tokens * r.heads * r.key_head_dim;
-      const std::int64_t chunks = (tokens + chunk - 1) / chunk;
-      const std::int64_t head_dim = r.width / std::max<std::int64_t>(r.heads, 1);
+      const auto [h, chunk, qk, chunks, head_dim] = chunked_sizes(r, tokens);
       a.saved.push_back({"mLSTM gates, decays and stabilisers (fp32)", 16 * h, 4});
       a.saved.push_back({"mLSTM: q, k and their gated copies", 4 * qk, c});
       a.saved.push_back({"mLSTM: v and the numerator", 2 * w, c});
@@ -83,10 +91,7 @@ int recurrent_mixer_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) 
       // running [dk, dv] key-value state of every block. The RMSNorm over all heads keeps its fp32 input, its
       // rstd and the normalised input; sigmoid(output_gate(x)) keeps its output and the product the normed heads.
       // Checked on CPU in fp32 (torch 2.13, saved_tensors_hooks, 128 and 256 tokens): 1.6 % above the measurement.
-      const std::int64_t h = tokens * r.heads, chunk = std::max<std::int64_t>(r.chunk, 1);
-      const std::int64_t qk = tokens * r.heads * r.key_head_dim;
-      const std::int64_t chunks = (tokens + chunk - 1) / chunk;
-      const std::int64_t head_dim = r.width / std::max<std::int64_t>(r.heads, 1);
+      const auto [h, chunk, qk, chunks, head_dim] = chunked_sizes(r, tokens);
       a.saved.push_back({"lightning: qkv_proj output (SiLU input) and q, k, v (SiLU output)", 2 * (2 * qk + w), c});
       a.saved.push_back({"lightning: decayed q and k", 2 * qk, c});
       a.saved.push_back({"lightning: intra-block decayed scores", h * chunk, c});
@@ -124,9 +129,6 @@ OpWork recurrent_mixer_work(const OpCostInput& x) {
 
 }  // namespace
 
-const OpSchema& recurrent_mixer_op() {
-  static const OpSchema op{.matmul = true, .saved = recurrent_mixer_saved, .work = recurrent_mixer_work};
-  return op;
-}
+const OpSchema recurrent_mixer_op{.matmul = true, .saved = recurrent_mixer_saved, .work = recurrent_mixer_work};
 
 }  // namespace neurarch::plan

@@ -30,17 +30,8 @@ int output_saved(OpContext&, const OpInput& x, NodeActivations&) { return x.in_b
 
 }  // namespace
 
-const OpSchema& add_op() {
-  static const OpSchema op{.matmul = false, .saved = add_saved, .work = nullptr};
-  return op;
-}
-const OpSchema& layer_scale_op() {
-  static const OpSchema op{.matmul = false, .saved = layer_scale_saved, .work = nullptr};
-  return op;
-}
-const OpSchema& output_op() {
-  static const OpSchema op{.matmul = false, .saved = output_saved, .work = nullptr};
-  return op;
-}
+const OpSchema add_op{.matmul = false, .saved = add_saved, .work = nullptr};
+const OpSchema layer_scale_op{.matmul = false, .saved = layer_scale_saved, .work = nullptr};
+const OpSchema output_op{.matmul = false, .saved = output_saved, .work = nullptr};
 
 }  // namespace neurarch::plan

@@ -38,9 +38,6 @@ int state_space_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
 
 }  // namespace
 
-const OpSchema& state_space_op() {
-  static const OpSchema op{.matmul = true, .saved = state_space_saved, .work = nullptr};
-  return op;
-}
+const OpSchema state_space_op{.matmul = true, .saved = state_space_saved, .work = nullptr};
 
 }  // namespace neurarch::plan
