@@ -95,10 +95,10 @@ void attention_product_saved(OpContext& ctx, NodeActivations& a, const graph::No
   }
   if (ctx.s.attention != AttentionImpl::SDPA)
     ctx.note_once("eager", "eager attention keeps the full score and probability matrices (heads x seq x seq)");
-  if (!at.sdpa)
-    ctx.note_once("eager-only", fmt::format("{} has no SDPA path in the reference: its score and probability "
-                                            "matrices are kept whatever --attention says",
-                                            n.name));
+  if (!at.sdpa && ctx.first_note("eager-only"))
+    ctx.note(fmt::format("{} has no SDPA path in the reference: its score and probability matrices are kept "
+                         "whatever --attention says",
+                         n.name));
 }
 
 OpWork attention_product_work(const OpCostInput& x) {

@@ -186,15 +186,15 @@ void OpContext::keep_activation_result(const Node& n, int bytes) {
   if (recorded(n.index) && saves_result && n.dropout <= 0) keep_output(n, bytes);
 }
 
-void OpContext::note_once(const std::string& key, std::string text) {
-  if (noted_.insert(key).second) notes_.push_back(std::move(text));
+bool OpContext::first_note(std::string_view key) {
+  if (noted_.contains(key)) return false;
+  noted_.emplace(key);
+  return true;
 }
 
 void OpContext::note_lora_dropout() {
-  if (lora_dropout_seen_)
-    note_once("lora-dropout",
-              fmt::format("LoRA dropout {:.2f} keeps a dropped copy and a mask of every adapted input",
-                          s.lora_dropout));
+  if (lora_dropout_seen_ && first_note("lora-dropout"))
+    note(fmt::format("LoRA dropout {:.2f} keeps a dropped copy and a mask of every adapted input", s.lora_dropout));
 }
 
 }  // namespace neurarch::plan

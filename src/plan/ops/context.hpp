@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graph/graph.hpp"
@@ -102,7 +103,12 @@ class OpContext {
   void keep_activation_result(const graph::Node& n, int out_bytes);
 
   /// A note for the user, once per plan for each key.
-  void note_once(const std::string& key, std::string text);
+  void note_once(std::string_view key, std::string_view text) {
+    if (first_note(key)) notes_.emplace_back(text);
+  }
+  /// Whether `key` has not been noted yet (and is from now on): a formatted note is made only then.
+  bool first_note(std::string_view key);
+  void note(std::string text) { notes_.push_back(std::move(text)); }
   /// The LoRA-dropout note, once the first dropped copy is kept.
   void note_lora_dropout();
   std::vector<std::string> take_notes() { return std::move(notes_); }
@@ -120,7 +126,7 @@ class OpContext {
   std::vector<const graph::GraphInput*> origin_;
   std::vector<bool> memory_saved_;  ///< states already kept (uncast) by an earlier reader of them
   std::vector<std::string> notes_;
-  std::set<std::string> noted_;
+  std::set<std::string, std::less<>> noted_;
   bool lora_dropout_seen_ = false;
 };
 

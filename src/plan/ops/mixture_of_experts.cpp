@@ -20,11 +20,10 @@ int mixture_of_experts_saved(OpContext& ctx, const OpInput& x, NodeActivations& 
   const int c = ctx.compute;
   const std::int64_t tokens = x.tokens;
   const std::int64_t routed = tokens * (m.dispatched > 0 ? m.dispatched : m.top_k);
-  if (m.dispatched > m.top_k)
-    ctx.note_once("dense-moe",
-                  fmt::format("{} runs every token through all {} experts (the unchosen with a zero score), as the "
-                              "reference does: its expert activations are {}x what top-{} routing would keep",
-                              n.name, m.dispatched, m.dispatched / std::max<std::int64_t>(m.top_k, 1), m.top_k));
+  if (m.dispatched > m.top_k && ctx.first_note("dense-moe"))
+    ctx.note(fmt::format("{} runs every token through all {} experts (the unchosen with a zero score), as the "
+                         "reference does: its expert activations are {}x what top-{} routing would keep",
+                         n.name, m.dispatched, m.dispatched / std::max<std::int64_t>(m.top_k, 1), m.top_k));
   // Router and shared expert (and its gate) all read the layer input.
   ctx.linear_inputs(a, n, graph::Operand::Input, tokens * x.d_in, x.in_bytes, "router and shared expert input");
   ctx.softmax(a, "router probabilities (fp32)", tokens * m.experts, 4);
