@@ -11,8 +11,8 @@ innermost aten op that made it. Prints, per phase, the peak and the largest live
 from __future__ import annotations
 
 import collections
-import contextlib
 import sys
+import types
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -28,47 +28,16 @@ import measure_cpu  # noqa: E402
 def main(argv=None) -> int:
     captured = {}
 
-    def fake_run(args):
-        import measure
-        torch.manual_seed(0)
-        torch.set_num_threads(args.threads)
-        source = Path(args.config)
-        cut = measure_cpu.cut_config(source, args.layers, Path("/tmp/neurarch-breakdown"), source.stem)
-        lora = args.lora_dropout is not None
-        precision = "amp-bf16" if lora else args.precision
-        dtype = torch.bfloat16 if (lora or precision == "bf16") else torch.float32
-        import json
-        cls = args.class_name or json.loads(source.read_text()).get("architectures", [None])[0]
-        model, config, _, _ = measure_cpu.build(cut, cls, args.attention, dtype)
-        if lora:
-            import types
-            model = measure.apply_lora(model, types.SimpleNamespace(class_name=cls, lora_rank=args.lora_rank,
-                                                                    lora_dropout=args.lora_dropout))
-        model.train()
-        opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5, foreach=args.foreach)
-        kw = measure_cpu.inputs_for(cls, config, args.batch, args.seq, args.image_size, dtype)
-        ac = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if precision == "amp-bf16" \
-            else contextlib.nullcontext
-
-        def step(mark):
-            with mark("forward"):
-                with ac():
-                    loss = measure.loss_of(model(**kw))
-            with mark("backward"):
-                loss.backward()
-                del loss
-            with mark("optimizer"):
-                opt.step()
-                opt.zero_grad(set_to_none=True)
-
-        step(lambda n: contextlib.nullcontext())
+    def profiled_run(args):
+        args.configs_out = "/tmp/neurarch-breakdown"  # the cut config is for this run only
+        step = measure_cpu.Step(args)
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True,
                      with_stack=True) as prof:
-            step(lambda n: record_function("neurarch.phase:" + n))
+            step.run(types.SimpleNamespace(phase=lambda n: record_function("neurarch.phase:" + n)))
         captured["prof"] = prof
         return {}
 
-    measure_cpu.run = fake_run
+    measure_cpu.run = profiled_run
     sys.argv = [sys.argv[0]] + list(argv or sys.argv[1:])
     measure_cpu.main(argv)
     prof = captured["prof"]
@@ -80,13 +49,13 @@ def main(argv=None) -> int:
                   if e.name().startswith("aten::") or e.name().startswith("autograd::")), key=lambda x: x[0])
 
     def op_at(t):
-        best = None
-        for s, e, n in ops:
-            if s > t:
-                break
-            if e >= t and (best is None or s >= best[0]):
-                best = (s, e, n)
-        return best[2] if best else "?"
+        # The chain of ops running at t, outermost first: the autograd node a backward allocation is made
+        # in, then the aten op that made it.
+        chain = [n for s, e, n in ops if s <= t <= e]
+        if not chain:
+            return "?"
+        autograd = [n.split(": ", 1)[-1] for n in chain if n.startswith("autograd::")]
+        return " > ".join(autograd[-1:] + [chain[-1]])
 
     live = {}  # storage id -> (bytes, category, op)
     level = 0

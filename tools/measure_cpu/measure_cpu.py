@@ -82,81 +82,95 @@ def inputs_for(class_name: str, config, batch: int, seq: int | None, image_size:
     return kwargs
 
 
-def run(args) -> dict:
-    import measure
-    import peft
-    import transformers
-    torch.manual_seed(0)
-    torch.set_num_threads(args.threads)
-    # Tensors a previous run in this process left behind (module-level caches) are no part of this step.
-    idle = live_tensor_bytes()
-    source = Path(args.config)
-    name = args.name or source.stem
-    cut = cut_config(source, args.layers, Path(args.configs_out), name)
-    lora = args.lora_dropout is not None
-    # LoRA as the planner models it: a bf16 base, fp32 adapters (PEFT), bf16 autocast.
-    precision = "amp-bf16" if lora else args.precision
-    dtype = torch.bfloat16 if (lora or precision == "bf16") else torch.float32
-    class_name = args.class_name or json.loads(source.read_text()).get("architectures", [None])[0]
-    model, config, model_type, attention = build(cut, class_name, args.attention, dtype)
-    if lora:
-        case = types.SimpleNamespace(class_name=class_name, lora_rank=args.lora_rank, lora_dropout=args.lora_dropout)
-        model = measure.apply_lora(model, case)
-    model.train()
-    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    params = [p for p in model.parameters() if p.requires_grad]
-    no_optimizer = args.optimizer == "none"
-    optimizer = None if no_optimizer else torch.optim.AdamW(params, lr=1e-5, foreach=args.foreach)
-    kwargs = inputs_for(class_name, config, args.batch, args.seq, args.image_size, dtype)
-    if args.loss == "logits-sum":
-        kwargs.pop("labels", None)  # a benchmark calls the model without labels: no loss inside it
-    autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if precision == "amp-bf16" \
-        else contextlib.nullcontext
+class Step:
+    """The row's training step, built and warmed up: `run(counter)` runs one steady-state step, with
+    each phase inside `counter.phase(name)` when a counter is given (breakdown.py profiles the same step)."""
+
+    def __init__(self, args):
+        import measure
+        torch.manual_seed(0)
+        torch.set_num_threads(args.threads)
+        source = Path(args.config)
+        self.name = args.name or source.stem
+        self.cut = cut_config(source, args.layers, Path(args.configs_out), self.name)
+        self.lora = args.lora_dropout is not None
+        # LoRA as the planner models it: a bf16 base, fp32 adapters (PEFT), bf16 autocast.
+        self.precision = "amp-bf16" if self.lora else args.precision
+        self.dtype = torch.bfloat16 if (self.lora or self.precision == "bf16") else torch.float32
+        self.class_name = args.class_name or json.loads(source.read_text()).get("architectures", [None])[0]
+        model, config, self.model_type, self.attention = build(self.cut, self.class_name, args.attention, self.dtype)
+        if self.lora:
+            case = types.SimpleNamespace(class_name=self.class_name, lora_rank=args.lora_rank,
+                                         lora_dropout=args.lora_dropout)
+            model = measure.apply_lora(model, case)
+        model.train()
+        self.model = model
+        self.args = args
+        params = [p for p in model.parameters() if p.requires_grad]
+        self.trainable = sum(p.numel() for p in params)
+        self.optimizer = None if args.optimizer == "none" else torch.optim.AdamW(params, lr=1e-5, foreach=args.foreach)
+        self.kwargs = inputs_for(self.class_name, config, args.batch, args.seq, args.image_size, self.dtype)
+        if args.loss == "logits-sum":
+            self.kwargs.pop("labels", None)  # a benchmark calls the model without labels: no loss inside it
+        self.held = {}
+        # A first step creates the optimizer state, so the measured step is a steady-state one; zero
+        # gradients stand in for a real forward and backward (the moments' size is all that matters).
+        if self.optimizer is None:
+            self.run()  # a held loop then has the previous step's outputs alive, as in steady state
+        else:
+            for p in params:
+                p.grad = torch.zeros_like(p)
+            self.optimizer.step()
+            self.optimizer.zero_grad(set_to_none=True)
+            if args.hold_outputs:
+                self.run()
+
+    def _loss(self, outputs):
+        import measure
+        if self.args.loss == "logits-sum":
+            return outputs.logits.sum()
+        return measure.loss_of(outputs)
 
     # The loop as the row's setup runs it: the model's loss from labels, or a benchmark's
     # logits.sum(); the outputs dropped before backward (HF Trainer) or held by the loop variable
     # until the next step's forward returns (`outputs = model(**batch)`).
-    held = {}
-
-    def loss_from(outputs):
-        if args.loss == "logits-sum":
-            return outputs.logits.sum()
-        return measure.loss_of(outputs)
-
-    def step(counter=None):
+    def run(self, counter=None):
         ph = counter.phase if counter else (lambda _n: contextlib.nullcontext())
+        autocast = torch.autocast("cpu", dtype=torch.bfloat16) if self.precision == "amp-bf16" \
+            else contextlib.nullcontext()
         with ph("forward"):
-            with autocast():
-                if args.hold_outputs:
-                    held["outputs"] = model(**kwargs)
-                    loss = loss_from(held["outputs"])
+            with autocast:
+                if self.args.hold_outputs:
+                    outputs = self.model(**self.kwargs)
+                    # `outputs = model(**batch)` frees the previous step's outputs only once the forward returns.
+                    release = lambda: self.held.clear()  # noqa: E731
+                    counter.released(release) if counter else release()
+                    self.held["outputs"] = outputs
+                    del outputs
+                    loss = self._loss(self.held["outputs"])
                 else:
-                    loss = loss_from(model(**kwargs))
+                    loss = self._loss(self.model(**self.kwargs))
         with ph("backward"):
             loss.backward()
             del loss
-        if no_optimizer:
-            model.zero_grad(set_to_none=True)
+        if self.optimizer is None:
+            self.model.zero_grad(set_to_none=True)
             return
         with ph("optimizer"):
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
+            self.optimizer.step()
+            self.optimizer.zero_grad(set_to_none=True)
 
-    # A first step creates the optimizer state, so the measured step is a steady-state one; zero
-    # gradients stand in for a real forward and backward (the moments' size is all that matters).
-    if no_optimizer:
-        step()  # a held loop then has the previous step's outputs alive, as in steady state
-    else:
-        for p in params:
-            p.grad = torch.zeros_like(p)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        if args.hold_outputs:
-            step()
+
+def run(args) -> dict:
+    import peft
+    import transformers
+    # Tensors a previous run in this process left behind (module-level caches) are no part of this step.
+    idle = live_tensor_bytes()
+    step = Step(args)
     counter = StepCounter()
     t0 = time.perf_counter()
     with counter.profiling():
-        step(counter)
+        step.run(counter)
     seconds = time.perf_counter() - t0
     r = counter.result()
     after = live_tensor_bytes() - idle
@@ -166,25 +180,25 @@ def run(args) -> dict:
     rel = lambda p: str(Path(p).resolve().relative_to(Path(args.config_root).resolve()))  # noqa: E731
     return {
         "schema": SCHEMA,
-        "model": name,
-        "model_type": model_type,
-        "class": class_name,
-        "config": rel(cut),
-        "source_config": args.source_label or str(source),
+        "model": step.name,
+        "model_type": step.model_type,
+        "class": step.class_name,
+        "config": rel(step.cut),
+        "source_config": args.source_label or str(args.config),
         "layers": args.layers,
-        "mode": "lora" if lora else "full",
-        "precision": precision,
-        "dtype": str(dtype).replace("torch.", ""),
+        "mode": "lora" if step.lora else "full",
+        "precision": step.precision,
+        "dtype": str(step.dtype).replace("torch.", ""),
         "optimizer": args.optimizer,
         "foreach": bool(args.foreach),
         "loss": args.loss,
         "hold_outputs": bool(args.hold_outputs),
-        "lora": {"rank": args.lora_rank, "alpha": 2 * args.lora_rank, "dropout": args.lora_dropout} if lora else None,
-        "attention": attention,
+        "lora": {"rank": args.lora_rank, "alpha": 2 * args.lora_rank, "dropout": args.lora_dropout} if step.lora else None,
+        "attention": step.attention,
         "batch": args.batch,
         "seq": args.seq,
         "image_size": args.image_size,
-        "trainable_parameters": trainable,
+        "trainable_parameters": step.trainable,
         "baseline_bytes": r.baseline,
         "forward_peak_bytes": r.peaks["forward"],
         "backward_peak_bytes": r.peaks["backward"],
@@ -247,6 +261,13 @@ def main(argv=None) -> int:
             continue
         finally:
             gc.collect()
+        if row["end_bytes_counted"] != row["end_bytes_walked"]:
+            # An allocation or free the profiler did not report: the peaks cannot be trusted either.
+            failed += 1
+            print(f"measure_cpu: {one.config} {entry}: the counter lost track (live bytes after the step: "
+                  f"{row['end_bytes_counted']} counted, {row['end_bytes_walked']} walked); run it alone",
+                  file=sys.stderr)
+            continue
         line = json.dumps(row, sort_keys=False)
         if args.out:
             with open(args.out, "a") as f:

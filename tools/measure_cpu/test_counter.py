@@ -59,6 +59,23 @@ class HandCounted(unittest.TestCase):
         self.assertEqual(r.end - r.baseline, 200)
         del d, keep
 
+    def test_release_of_a_tensor_made_before_profiling(self):
+        # The profiler drops the free of a block allocated before it started; a held loop's previous outputs are
+        # such a block, and the step marks their release.
+        held = {"outputs": torch.empty(3000)}  # 12,000 B, live before the step
+        c = StepCounter()
+        with c.profiling():
+            with c.phase("a"):
+                new = torch.empty(1000)            # +4,000
+                c.released(held.clear)             # -12,000, unseen by the profiler
+            with c.phase("b"):
+                more = torch.empty(500)            # +2,000
+        r = c.result()
+        self.assertEqual(r.peaks["a"] - r.baseline, 4000)
+        self.assertEqual(r.peaks["b"] - r.baseline, 4000 - 12000 + 2000)
+        self.assertEqual(r.end, live_tensor_bytes())
+        del new, more
+
     def test_linear_step(self):
         torch.manual_seed(0)
         lin = torch.nn.Linear(1000, 500)       # weight 2,000,000 B, bias 2,000 B
