@@ -24,6 +24,9 @@ CpuProfile parse_cpu_profile(std::string_view json_text, const std::string& orig
   if (!j.contains("sdpa_dropout_runs_math") || !j["sdpa_dropout_runs_math"].contains("value"))
     throw Error(ErrorKind::InvalidInput, origin, "missing 'sdpa_dropout_runs_math.value'");
   p.sdpa_dropout_runs_math = j["sdpa_dropout_runs_math"]["value"].get<bool>();
+  if (!j.contains("autocast_softmax_fp32") || !j["autocast_softmax_fp32"].contains("value"))
+    throw Error(ErrorKind::InvalidInput, origin, "missing 'autocast_softmax_fp32.value'");
+  p.autocast_softmax_fp32 = j["autocast_softmax_fp32"]["value"].get<bool>();
   if (p.dropout_mask_bytes < 0) throw Error(ErrorKind::InvalidInput, origin, "dropout_mask_bytes must not be negative");
   return p;
 }
@@ -66,6 +69,7 @@ plan::Setup setup_of(const CpuRow& r, const CpuProfile& profile) {
   s.lora_dropout = r.lora_dropout;
   s.dropout_mask_bytes = profile.dropout_mask_bytes;
   s.sdpa_dropout_runs_math = profile.sdpa_dropout_runs_math;
+  s.autocast_softmax_fp32 = profile.autocast_softmax_fp32;
   return s;
 }
 

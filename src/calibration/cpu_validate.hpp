@@ -22,6 +22,7 @@ struct CpuProfile {
   plan::Runtime runtime;
   int dropout_mask_bytes = 1;  ///< bytes per element of a saved dropout mask; 0: the dropped tensor's dtype
   bool sdpa_dropout_runs_math = false;  ///< SDPA with dropout falls back to the math path
+  bool autocast_softmax_fp32 = true;    ///< autocast runs softmax in fp32 (CUDA's op list; not the CPU's)
 };
 
 /// data/runtime-cpu.json (embedded), or an edited copy.

@@ -30,18 +30,21 @@ ScoreRule score_rule(const graph::AttentionAttrs& at, const Setup& s, bool autoc
     r.kept.push_back({"SDPA math path: probabilities, dropout noise, dropped probabilities (fp32)", 3, 4});
     return r;
   }
-  // Softmax runs in fp32 under autocast, and wherever the family's eager path asks for it; the product with v
-  // then reads a cast back to the compute dtype, which it keeps.
-  const bool fp32_softmax = autocast || at.softmax_fp32;
-  r.kept = softmax_kept(s, "attention probabilities", fp32_softmax ? 4 : compute_bytes);
-  if (fp32_softmax && compute_bytes < 4) r.kept.push_back({"attention probabilities (cast for PV)", 1, compute_bytes});
+  // Softmax runs in fp32 under CUDA's autocast, and wherever the family's eager path asks for it.
+  const bool fp32_softmax = (autocast && s.autocast_softmax_fp32) || at.softmax_fp32;
+  const int probabilities = fp32_softmax ? 4 : compute_bytes;
+  r.kept = softmax_kept(s, "attention probabilities", probabilities);
   // Under autocast the additive mask (fp32) promotes the masked sum to fp32; in pure half it stays half.
   if (at.clamped_scores)
     r.kept.push_back({"masked scores (kept by the clamp's backward)", 1, autocast ? 4 : compute_bytes});
-  if (at.dropout > 0) {
-    r.kept.push_back({"attention dropout mask", 1, dropout_mask_bytes(s, compute_bytes)});
-    if (!autocast) r.kept.push_back({"dropped attention probabilities", 1, compute_bytes});
-  }
+  // Dropout acts on the probabilities as softmax left them, or on the half cast a family makes of its fp32 softmax.
+  if (at.dropout > 0)
+    r.kept.push_back({"attention dropout mask", 1,
+                      dropout_mask_bytes(s, at.softmax_fp32 ? compute_bytes : probabilities)});
+  // The product with v keeps its input in the compute dtype: the dropped probabilities, or a cast of wider ones.
+  if (at.dropout > 0 || probabilities > compute_bytes)
+    r.kept.push_back({at.dropout > 0 ? "dropped attention probabilities" : "attention probabilities (cast for PV)", 1,
+                      compute_bytes});
   return r;
 }
 

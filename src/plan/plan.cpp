@@ -54,7 +54,8 @@ Plan make_plan(const graph::Graph& g, const PlanOptions& o) {
     if (std::find(p.notes.begin(), p.notes.end(), n) == p.notes.end()) p.notes.push_back(n);
 
   for (const auto& n : g.nodes)
-    p.activations.push_back({n.name, full.node_activation_bytes(n.index, 1), lora.node_activation_bytes(n.index, 1)});
+    p.activations.push_back({n.name, full.node_activation_bytes(n.index, 1), lora.node_activation_bytes(n.index, 1),
+                             full.activations().nodes[static_cast<std::size_t>(n.index)].saved});
 
   std::vector<std::int64_t> full_batches, lora_batches;
   const Card* largest = nullptr;

@@ -40,6 +40,7 @@ struct NodeActivationBytes {
   std::string node;
   std::int64_t full_bytes = 0;  ///< per sample, full fine-tune
   std::int64_t lora_bytes = 0;  ///< per sample, LoRA
+  std::vector<SavedTensor> full_saved;  ///< what the full fine-tune keeps, item by item (full_bytes' parts)
 };
 
 struct BatchMemory {

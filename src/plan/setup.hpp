@@ -101,6 +101,9 @@ struct Setup {
   int dropout_mask_bytes = 1;
   /// SDPA with attention dropout has no fused kernel (the CPU): its math path keeps the scores.
   bool sdpa_dropout_runs_math = false;
+  /// Autocast runs softmax in fp32: CUDA's autocast lists softmax among its fp32 ops; the CPU's does not, so there a
+  /// bf16 score matrix is normalised in bf16 (data/runtime-cpu.json).
+  bool autocast_softmax_fp32 = true;
   /// The framework's own model runs q, k and v as one linear (litgpt's `attn`): one autocast cast of its
   /// input and one LoRA dropout for every adapted projection, where transformers' separate q/k/v have three.
   bool fused_qkv = false;

@@ -95,9 +95,16 @@ nlohmann::json plan_json(const plan::Plan& p) {
     out["cost"] = nullptr;
   }
   Json acts = Json::array();
-  for (const auto& a : p.activations)
-    if (a.full_bytes || a.lora_bytes)
-      acts.push_back({{"node", a.node}, {"full_bytes_per_sample", a.full_bytes}, {"lora_bytes_per_sample", a.lora_bytes}});
+  for (const auto& a : p.activations) {
+    if (!a.full_bytes && !a.lora_bytes) continue;
+    Json saved = Json::array();
+    for (const auto& t : a.full_saved)
+      if (t.elements) saved.push_back({{"what", t.what}, {"bytes_per_sample", t.bytes(1)}});
+    acts.push_back({{"node", a.node},
+                    {"full_bytes_per_sample", a.full_bytes},
+                    {"lora_bytes_per_sample", a.lora_bytes},
+                    {"full_saved", saved}});
+  }
   out["activations"] = acts;
   out["notes"] = p.notes;
   Json catalogue = Json::array();

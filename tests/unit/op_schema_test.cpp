@@ -5,8 +5,12 @@
 // dtype it was loaded in).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "blocks/blocks.hpp"
+#include "plan/activations.hpp"
 #include "plan/cost.hpp"
+#include "plan/weights.hpp"
 #include "plan/ops/ops.hpp"
 #include "plan/setup_rules.hpp"
 #include "support/groundtruth.hpp"
@@ -83,6 +87,27 @@ TEST(OpSchema, CostReadsActivationsAtTheWidthThePlanKeeps) {
     const int bytes = mode == plan::Mode::Full ? 4 : 2;
     EXPECT_EQ(plan::compute_bytes(s), bytes);
     EXPECT_DOUBLE_EQ(costs.at(static_cast<std::size_t>(d.node)).activation_bytes, (4.0 * 8 + 4.0 * 16) * bytes);
+  }
+}
+
+TEST(OpSchema, ANormDropsItsOutputWhereTheBlockSaysSo) {
+  // BERT's embeddings drop the normed sum: the mask is the LayerNorm node's, in the normed output's dtype (fp32
+  // under autocast; the CPU keeps noise of that dtype, CUDA a bool).
+  graph::GraphBuilder b;
+  auto x = b.input({4}, "tokens");
+  x = blocks::token_embedding(b, x, "Embedding", graph::Scope("embed"), 10, 8);
+  x = blocks::norm(b, x, "Embedding_LayerNorm", {graph::Scope("embed.LayerNorm")});
+  b.at(x).dropout = 0.1;
+  const auto g = b.finish(x);
+  plan::Setup s;  // amp-bf16
+  for (const int mask : {0, 1}) {
+    s.dropout_mask_bytes = mask;
+    const auto acts = plan::saved_activations(g, s, plan::weight_roles(g, s));
+    const auto& saved = acts.nodes.at(static_cast<std::size_t>(x.node)).saved;
+    const auto it = std::find_if(saved.begin(), saved.end(), [](const auto& t) { return t.what == "dropout mask"; });
+    ASSERT_NE(it, saved.end());
+    EXPECT_EQ(it->elements, 4 * 8);
+    EXPECT_EQ(it->bytes_per_element, mask ? 1 : 4);
   }
 }
 

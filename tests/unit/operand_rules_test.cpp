@@ -97,6 +97,18 @@ TEST(OperandRules, EagerScoreTrafficIsWhatTheScoreRuleKeepsReadBack) {
   };
   EXPECT_EQ(per_score(plain), 4 + 2);
   EXPECT_EQ(per_score(dropped), 4 + 2 + 1);
+  // The CPU's autocast normalises bf16 scores in bf16: probabilities, the dropout's bf16 noise and the dropped
+  // probabilities PV keeps, 2 bytes each (BERT-large at 512 tokens, tools/measure_cpu/saved_tensors.py).
+  plan::Setup cpu = s;
+  cpu.autocast_softmax_fp32 = false;
+  cpu.dropout_mask_bytes = 0;
+  EXPECT_EQ(per_score(score_rule(at, cpu, true, 2)), 2);
+  EXPECT_EQ(per_score(score_rule(with_dropout, cpu, true, 2)), 2 + 2 + 2);
+  // A family whose eager path asks for an fp32 softmax casts it back before the dropout: fp32 probabilities, the
+  // mask of the cast, the dropped cast; no second cast.
+  auto fp32_softmax = with_dropout;
+  fp32_softmax.softmax_fp32 = true;
+  EXPECT_EQ(per_score(score_rule(fp32_softmax, cpu, false, 2)), 4 + 2 + 2);
   plan::Setup sdpa = s;
   sdpa.attention = AttentionImpl::SDPA;
   EXPECT_TRUE(score_rule(at, sdpa, true, 2).fused);

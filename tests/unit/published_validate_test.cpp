@@ -38,10 +38,12 @@ TEST(PublishedPeaks, EveryRowIsExpressibleAndWithinTheTargets) {
   // rows' torch (<= 1.10) was seen to keep each softmax's input for backward as well as its result. p90 then
   // rose from 6.1 % to 7.1 % when litgpt's fused qkv linear (one LoRA dropout for q, k and v) was stated: its
   // LoRA rows came closer (TinyLlama +17.2 % -> +9.0 %), its QLoRA rows went under by 2-7 %, a QLoRA-only
-  // shortfall that the triple dropout had been hiding (docs/memory-plan.md).
+  // shortfall that the triple dropout had been hiding (docs/memory-plan.md). The median rose from 2.5 % to 2.6 %
+  // when BERT's embedding dropout got its mask (the LayerNorm op had dropped the node's declared dropout; the CPU
+  // shows the saved noise): the BERT rows, already over, went 0.1 % further.
   ASSERT_TRUE(ev.overall.errors);
   EXPECT_EQ(ev.overall.under10, 0u) << ev.last_line();
-  EXPECT_LE(ev.overall.errors->median_abs_percent, 2.5) << ev.last_line();
+  EXPECT_LE(ev.overall.errors->median_abs_percent, 2.6) << ev.last_line();
   EXPECT_LE(ev.overall.errors->p90_abs_percent, 7.2) << ev.last_line();
 }
 

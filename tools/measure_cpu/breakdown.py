@@ -26,21 +26,15 @@ import measure_cpu  # noqa: E402
 
 
 def main(argv=None) -> int:
-    captured = {}
-
-    def profiled_run(args):
-        args.configs_out = "/tmp/neurarch-breakdown"  # the cut config is for this run only
-        step = measure_cpu.Step(args)
-        with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True,
-                     with_stack=True) as prof:
-            step.run(types.SimpleNamespace(phase=lambda n: record_function("neurarch.phase:" + n)))
-        captured["prof"] = prof
-        return {}
-
-    measure_cpu.run = profiled_run
-    sys.argv = [sys.argv[0]] + list(argv or sys.argv[1:])
-    measure_cpu.main(argv)
-    prof = captured["prof"]
+    args = measure_cpu.arguments().parse_args(argv)
+    if not args.config or (args.seq is None) == (args.image_size is None):
+        sys.exit("breakdown: --config and exactly one of --seq and --image-size")
+    args.configs_out = "/tmp/neurarch-breakdown"  # the cut config is for this run only
+    step = measure_cpu.Step(args)
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True,
+                 with_stack=True) as prof:
+        step.run(types.SimpleNamespace(phase=lambda n: record_function("neurarch.phase:" + n),
+                                       released=lambda release: release()))
     mp = prof._memory_profile()
     events = list(prof.profiler.kineto_results.events())
     ranges = [(e.name().split(":", 1)[1], e.start_ns(), e.end_ns()) for e in events
@@ -55,11 +49,12 @@ def main(argv=None) -> int:
         if not chain:
             return "?"
         autograd = [n.split(": ", 1)[-1] for n in chain if n.startswith("autograd::")]
-        return " > ".join(autograd[-1:] + [chain[-1]])
+        aten = [n for n in chain if n.startswith("aten::")]
+        return " > ".join(autograd[-1:] + aten[:1] + aten[-1:] if len(aten) > 1 else autograd[-1:] + aten)
 
     live = {}  # storage id -> (bytes, category, op)
     level = 0
-    peaks = {name: (-1, None) for name, _, _ in ranges}
+    peaks = {name: (-1, None, 0) for name, _, _ in ranges}
     for t, action, (key, version), size in mp.timeline:
         k = key.id if hasattr(key, "id") else key
         cat = mp._categories.get(key, version)
@@ -71,9 +66,9 @@ def main(argv=None) -> int:
             level -= live.pop(k)[0]
         for name, s, e in ranges:
             if s <= t <= e and level > peaks[name][0]:
-                peaks[name] = (level, dict(live))
-    for name, (lv, snap) in peaks.items():
-        print(f"== {name}: peak {lv / 2**20:.2f} MiB")
+                peaks[name] = (level, dict(live), t)
+    for name, (lv, snap, when) in peaks.items():
+        print(f"== {name}: peak {lv / 2**20:.2f} MiB, reached in {op_at(when)}")
         by_cat = collections.Counter()
         by_op = collections.Counter()
         for size, cat, op in snap.values():

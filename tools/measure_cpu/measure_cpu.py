@@ -216,7 +216,7 @@ def run(args) -> dict:
     }
 
 
-def main(argv=None) -> int:
+def arguments() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", help="a real config.json")
     ap.add_argument("--matrix", help="JSON list of runs, each an object of these options (underscored); "
@@ -244,6 +244,11 @@ def main(argv=None) -> int:
     ap.add_argument("--config-root", default=str(REPO / "calibration" / "cpu"),
                     help="the row's config path is written relative to this folder")
     ap.add_argument("--out", help="JSON-lines file to append the row to (default: stdout)")
+    return ap
+
+
+def main(argv=None) -> int:
+    ap = arguments()
     args = ap.parse_args(argv)
     runs = [vars(args)]
     if args.matrix:

@@ -169,8 +169,9 @@ void OpContext::activation(NodeActivations& a, const std::string& act, std::int6
   }
 }
 
-void OpContext::output_dropout(NodeActivations& a, const Node& n) const {
-  if (n.dropout > 0) a.saved.push_back({"dropout mask", rows_of(n.out) * n.out.back(), mask_bytes(compute)});
+void OpContext::output_dropout(NodeActivations& a, const Node& n, int dropped_bytes) const {
+  if (n.dropout > 0)
+    a.saved.push_back({"dropout mask", rows_of(n.out) * n.out.back(), mask_bytes(dropped_bytes ? dropped_bytes : compute)});
 }
 
 void OpContext::keep(NodeActivations& a, const std::vector<ScoreTensor>& kept, std::int64_t elements) {

@@ -83,8 +83,8 @@ class OpContext {
   /// Saved by the activation function itself, per element it produces; `bytes` overrides the compute dtype when the
   /// activation runs on a wider tensor (after an fp32 residual sum or frozen batch norm).
   void activation(NodeActivations& a, const std::string& act, std::int64_t elements, int bytes = 0);
-  /// The dropout mask of the node's output.
-  void output_dropout(NodeActivations& a, const graph::Node& n) const;
+  /// The dropout mask of the node's output, whose elements have `dropped_bytes` (0: the compute dtype).
+  void output_dropout(NodeActivations& a, const graph::Node& n, int dropped_bytes = 0) const;
   int mask_bytes(int dropped_bytes) const { return dropout_mask_bytes(s, dropped_bytes); }
   /// Score-shaped tensors (attention_rules.hpp) over `elements` scores.
   static void keep(NodeActivations& a, const std::vector<ScoreTensor>& kept, std::int64_t elements);

@@ -43,7 +43,7 @@ int deformable_attention_saved(OpContext& ctx, const OpInput& x, NodeActivations
   a.saved.push_back({"projected values, per level (grid_sample input)", per_query * da.value_len * d,
                      sampled_bytes});
   a.saved.push_back({"sampling grids (grid_sample input)", weights * 2, sampled_bytes});
-  ctx.softmax(a, "attention weights", weights, ctx.autocast ? 4 : c);
+  ctx.softmax(a, "attention weights", weights, ctx.autocast && ctx.s.autocast_softmax_fp32 ? 4 : c);
   a.saved.push_back({"attention weights, transposed copy (for the weighted sum)", weights, sampled_bytes});
   a.saved.push_back({"sampled values (grid_sample outputs, stacked)", tokens * d * da.samples, sampled_bytes});
   ctx.linear_inputs(a, n, graph::Operand::Inner, tokens * d, sampled_bytes, "output projection input");

@@ -14,6 +14,8 @@ int layer_norm_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
   const int out = ctx.autocast ? 4 : x.in_bytes;
   // An activation on the normed output (GLM-4.1V's merger: GELU after post_projection_norm) keeps its input.
   if (!x.node.activation.empty()) ctx.activation(a, x.node.activation, x.tokens * x.d, out);
+  // BERT-style embeddings drop the normed sum.
+  ctx.output_dropout(a, x.node, out);
   return out;
 }
 
