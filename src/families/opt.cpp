@@ -41,6 +41,8 @@ Value layer(GraphBuilder& b, const Value& x, std::int64_t i, const Scope& l, con
   const Scope attn = l / "self_attn";
   Value h = x;
   if (pre_norm) h = opt_norm(b, h, n.norm(1, NormKind::LayerNorm), l / "self_attn_layer_norm", d.affine);
+  // The clamp of the masked scores is the eager path of transformers 4.x (the published OPT rows ran ~4.45); the
+  // pinned 5.x runs the shared eager path without it (docs/cpu-memory.md: +11 % forward at 1,024 tokens).
   h = attention(b, h, n.attention(),
                 {.hidden = d.hidden, .heads = d.heads, .causal = true, .module = attn, .q = attn / "q_proj",
                  .k = attn / "k_proj", .v = attn / "v_proj", .o = attn / "out_proj", .qkv_bias = d.bias,

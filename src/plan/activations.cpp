@@ -21,10 +21,20 @@ ActivationModel saved_activations(const graph::Graph& g, const Setup& s, const s
     NodeActivations a;
     a.node = n.index;
     const OpInput x = ctx.input_of(n);
-    ctx.set_out_bytes(n.index, op_schema(n.type).saved(ctx, x, a));
+    const auto& op = op_schema(n.type);
+    ctx.set_out_bytes(n.index, op.saved(ctx, x, a));
+    if (op.transients) {
+      const auto t = op.transients(ctx, x);
+      a.forward_transient = t.forward;
+      a.backward_transient = t.backward;
+      a.gradients_after = t.gradients_after;
+    }
     // Autograd records no graph where no input needs a gradient and no parameter is trained (pixels through a
     // frozen batch norm or a frozen stem).
-    if (!ctx.recorded(n.index)) a.saved.clear();
+    if (!ctx.recorded(n.index)) {
+      a.saved.clear();
+      a.backward_transient = 0;
+    }
     ctx.note_lora_dropout();
     m.nodes.push_back(std::move(a));
   }

@@ -23,19 +23,20 @@ struct SavedTensor {
 struct NodeActivations {
   int node = -1;
   std::vector<SavedTensor> saved;
+  /// What the op allocates only while it runs, per sample (its schema's transients; none in backward when autograd
+  /// records no graph through it).
+  std::int64_t forward_transient = 0;
+  std::int64_t backward_transient = 0;
+  std::int64_t gradients_after = 0;  ///< per step: weight gradients made after the backward transient's moment
   std::int64_t bytes_per_sample() const;
 };
 
-/// Language-model logits and the loss over them, per sample (setup_rules.cpp's loss_memory at batch 1;
-/// the memory timeline recomputes them for the step's tokens, which chunked losses need).
+/// What sizes the language-model logits and the loss over them (setup_rules.cpp's loss_memory, which the memory
+/// timeline applies to the step's tokens: chunked losses depend on them).
 struct LogitsTerms {
   std::int64_t tokens = 0;  ///< per sample, summed over heads
   std::int64_t vocab = 0;   ///< the widest head's output
   int compute_bytes = 2;
-  std::int64_t logits_bytes = 0;          ///< model output kept until the step ends (compute dtype)
-  std::int64_t log_softmax_bytes = 0;     ///< fp32 log-probabilities saved for the loss's backward
-  std::int64_t loss_transient_bytes = 0;  ///< fp32 up-cast of half logits while the loss is computed
-  std::int64_t logits_grad_bytes = 0;     ///< fp32 + compute-dtype gradients at the start of backward
 };
 
 struct ActivationModel {

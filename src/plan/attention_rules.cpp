@@ -1,5 +1,7 @@
 #include "plan/attention_rules.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace neurarch::plan {
@@ -46,6 +48,47 @@ ScoreRule score_rule(const graph::AttentionAttrs& at, const Setup& s, bool autoc
     r.kept.push_back({at.dropout > 0 ? "dropped attention probabilities" : "attention probabilities (cast for PV)", 1,
                       compute_bytes});
   return r;
+}
+
+ScoreTransients score_transients(const graph::AttentionAttrs& at, const Setup& s, bool autocast, int compute_bytes,
+                                 bool masked) {
+  const auto rule = score_rule(at, s, autocast, compute_bytes);
+  if (rule.fused) return {};
+  int kept = 0;
+  for (const auto& t : rule.kept) kept += t.count * t.bytes;
+  // The eager chain, as score_rule keeps it: QK^T (c), its scaled copy (c), the masked sum (fp32 under autocast, an
+  // fp32 mask promoting it), softmax (p), then dropout and a cast to c in the family's order, then PV. The math path
+  // runs the same chain in fp32.
+  const int c = rule.math_path ? 4 : compute_bytes;
+  const int p = rule.math_path ? 4 : rule.kept.front().bytes;
+  // The additive mask is the model's (fp32 under autocast, promoting the sum); an unmasked encoder (vision) has none.
+  const int sum = masked && autocast && !rule.math_path ? 4 : c;
+  const bool dropout = at.dropout > 0;
+  const int mask = dropout ? rule.kept[1 + (s.softmax_saves_input ? 1 : 0) + (at.clamped_scores ? 1 : 0)].bytes : 0;
+  // Forward: the product and its scaled copy exist before anything is kept; then the masked sum beside softmax's
+  // output. Beyond the whole node's kept scores, the wider of the two moments.
+  const int forward = std::max({0, 2 * c - kept, sum + p - kept});
+  // Backward, in the order autograd runs it: each step allocates its input's gradient, then frees the gradient it
+  // read and what it kept. PV keeps its input apart from the probabilities whenever a dropout or a cast made one.
+  int live = 0, peak = 0;
+  auto step = [&](int allocated, int freed) {
+    live += allocated;
+    peak = std::max(peak, live);
+    live -= freed;
+  };
+  const bool cast = p > c;
+  const bool pv_keeps_own_input = dropout || cast;
+  step(c, pv_keeps_own_input ? c : 0);  // PV: the gradient of its input; frees that input
+  int grad = c;
+  // Families that ask for an fp32 softmax cast before the dropout; autocast's own cast comes after it.
+  const bool cast_first = at.softmax_fp32;
+  auto cast_back = [&] { step(p, grad); grad = p; };
+  auto dropout_back = [&] { step(grad, grad + mask); };
+  if (cast && !cast_first) cast_back();
+  if (dropout) dropout_back();
+  if (cast && cast_first) cast_back();
+  step(p, grad + p);  // softmax: the scores' gradient beside the probabilities and their gradient
+  return {forward, peak, p};
 }
 
 AttentionWork attention_work(const graph::AttentionAttrs& at, double per_token, const ScoreRule& rule) {

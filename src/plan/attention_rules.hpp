@@ -30,6 +30,18 @@ struct ScoreRule {
 /// `autocast` and `compute_bytes` as the step runs (autocast on, and the bytes of matmul outputs).
 ScoreRule score_rule(const graph::AttentionAttrs& at, const Setup& s, bool autocast, int compute_bytes);
 
+/// What the product allocates only while it runs, in bytes per score element, beyond the score tensors it keeps
+/// (ScoreRule::kept): at its widest moment in forward and in backward. Zero for a fused kernel, whose scores never
+/// exist whole.
+struct ScoreTransients {
+  int forward = 0;
+  int backward = 0;          ///< through softmax's backward
+  int scores_gradient = 0;   ///< what is left for QK^T's backward: the scores' gradient
+};
+/// `masked`: the scores get an additive mask (causal, or a text model's padding mask; vision encoders have none).
+ScoreTransients score_transients(const graph::AttentionAttrs& at, const Setup& s, bool autocast, int compute_bytes,
+                                 bool masked);
+
 /// The product's forward FLOPs per sample (QK^T and PV, 2 x 2 x heads x q x kv x head_dim, halved for a causal
 /// matrix where a fused kernel skips the masked half; DeBERTa's c2p / p2c, a [q, relative_span] product per head
 /// each) and its memory traffic (the kept score tensors, written in forward and read back in backward).

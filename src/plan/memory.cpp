@@ -174,6 +174,14 @@ MemoryModel::MemoryModel(const graph::Graph& g, const Setup& s, const Runtime& r
         static_.dequant_transient = std::max(static_.dequant_transient, allocator_rounded(elements(g.tensors[i]) * 4, rt));
   if (s.mode != Mode::QLoRA || s.qlora_load != QuantizedLoad::LoadThenQuantize) static_.load_bytes = 0;
   static_.workspace = rt.cublas_workspace_bytes;
+  // The loop's batch lives on the device through the whole step: token ids in int64, pixels and features in fp32
+  // (in the model's half dtype when it is half throughout, which a convolution requires).
+  for (const auto& in : g.inputs) {
+    std::int64_t elements = 1;
+    for (auto d : in.shape) elements *= d;
+    const bool half = !precision.autocast && s.precision != Precision::Fp32;
+    input_bytes_ += elements * (in.kind == "tokens" ? 8 : half ? precision.compute_bytes : 4);
+  }
   // Activation gradients in flight: the widest output's. The LM head's (the logits) is the loss's
   // gradient, counted with the loss buffers.
   for (const auto& n : g.nodes) {
@@ -220,11 +228,14 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
   }
   std::int64_t activations = 0;
   for (auto b : kept) activations += b;
+  const std::int64_t inputs = allocator_rounded(input_bytes_ * batch, rt_);
+  auto transient = [&](std::int64_t per_sample) { return per_sample ? allocator_rounded(per_sample * batch, rt_) : 0; };
   const auto loss = loss_at(batch);
   const std::int64_t logits = allocator_rounded(loss.logits, rt_);
   const std::int64_t log_softmax = allocator_rounded(loss.saved, rt_);
   const std::int64_t loss_transient = allocator_rounded(loss.forward_transient, rt_);
-  const std::int64_t logits_grad = allocator_rounded(loss.logits_gradient, rt_);
+  const std::int64_t loss_backward = allocator_rounded(loss.backward, rt_);
+  const std::int64_t head_gradient = allocator_rounded(loss.head_gradient, rt_);
   // zero_grad(set_to_none=False) keeps every gradient buffer from the previous step.
   const std::int64_t kept_grads = setup_.keep_gradients ? st.gradients : 0;
   const std::int64_t in_flight = in_flight_bytes(batch);
@@ -234,6 +245,7 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
 
   PhaseMemory fwd{"forward_end", "", 0, {}};
   fwd.terms = {{"parameters", st.parameters},
+               {"model_inputs", inputs},
                {"optimizer_state", st.optimizer_state},
                {"gradients", kept_grads},
                {"autocast_weight_copies", st.autocast_copies},
@@ -241,8 +253,40 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
                {"logits", logits},
                {"previous_step_logits", held_logits},
                {"loss_buffers", log_softmax + loss_transient},
+               {"op_transients", 0},
                {"quantized_weight_dequant", st.dequant_transient},
                {"cublas_workspace", st.workspace}};
+
+  // Inside the forward, an op's transients can outgrow what the end of the forward holds (a long sequence's eager
+  // scores at the last layer, where no large logits follow).
+  std::int64_t fwd_total = 0;
+  for (const auto& t : fwd.terms) fwd_total += t.bytes;
+  {
+    const std::int64_t fixed = st.parameters + inputs + st.optimizer_state + kept_grads + st.autocast_copies +
+                               held_logits + st.dequant_transient + st.workspace;
+    std::int64_t so_far = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      so_far += kept[k];
+      const std::int64_t op = transient(acts_.nodes[k].forward_transient);
+      // Under checkpointing the block runs without a graph: what it would keep exists only while it runs.
+      const std::int64_t running = setup_.grad_checkpointing ? recomputed[k] : 0;
+      if (fixed + so_far + running + op <= fwd_total) continue;
+      fwd_total = fixed + so_far + running + op;
+      fwd.at = g_.nodes[k].name;
+      fwd.terms = {{"parameters", st.parameters},
+                   {"model_inputs", inputs},
+                   {"optimizer_state", st.optimizer_state},
+                   {"gradients", kept_grads},
+                   {"autocast_weight_copies", st.autocast_copies},
+                   {"activations", so_far + running},
+                   {"logits", 0},
+                   {"previous_step_logits", held_logits},
+                   {"loss_buffers", 0},
+                   {"op_transients", op},
+                   {"quantized_weight_dequant", st.dequant_transient},
+                   {"cublas_workspace", st.workspace}};
+    }
+  }
 
   // Backward: walk the nodes in reverse; gradients appear as each node finishes, saved tensors
   // and autocast copies go as each node's backward consumes them.
@@ -251,6 +295,28 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
   std::int64_t recompute = 0;
   int current_block = -2;
   bool head_done = false;
+  auto moment = [&](std::size_t k, std::int64_t grads_now, std::int64_t loss_bytes, std::int64_t op) {
+    const std::int64_t total = st.parameters + inputs + st.optimizer_state + grads_now + copies + alive + recompute +
+                               held_logits + loss_bytes + in_flight + op + node_accumulation_[k] +
+                               st.dequant_transient + st.workspace;
+    // Named terms are built only for a new maximum: solvers probe this walk many times.
+    if (total <= bwd.allocated) return;
+    bwd.allocated = total;
+    bwd.terms = {{"parameters", st.parameters},
+                 {"model_inputs", inputs},
+                 {"optimizer_state", st.optimizer_state},
+                 {"gradients", grads_now},
+                 {"autocast_weight_copies", copies},
+                 {"activations", alive + recompute},
+                 {"logits", held_logits},
+                 {"loss_buffers", loss_bytes},
+                 {"activation_gradients", in_flight},
+                 {"op_transients", op},
+                 {"shared_weight_gradient_sum", node_accumulation_[k]},
+                 {"quantized_weight_dequant", st.dequant_transient},
+                 {"cublas_workspace", st.workspace}};
+    bwd.at = g_.nodes[k].name;
+  };
   for (std::size_t k = n; k-- > 0;) {
     const auto& node = g_.nodes[k];
     if (setup_.grad_checkpointing && node.block >= 0 && node.block != current_block) {
@@ -261,26 +327,15 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
     } else if (node.block < 0) {
       recompute = 0;
     }
+    // The loss's backward runs before the head's, whose weight gradient then meets the logits' gradient alone.
+    const bool head = !head_done && node.type == graph::NodeType::LMHead;
+    if (head) moment(k, grads, loss_backward, 0);
     if (!setup_.keep_gradients) grads += node_grads_[k];
-    std::int64_t loss_bytes = head_done ? 0 : log_softmax + logits_grad;
-    std::int64_t total = st.parameters + st.optimizer_state + grads + copies + alive + recompute + held_logits +
-                         loss_bytes + in_flight + node_accumulation_[k] + st.dequant_transient + st.workspace;
-    // Named terms are built only for a new maximum: solvers probe this walk many times.
-    if (total > bwd.allocated) {
-      bwd.allocated = total;
-      bwd.terms = {{"parameters", st.parameters},
-                   {"optimizer_state", st.optimizer_state},
-                   {"gradients", grads},
-                   {"autocast_weight_copies", copies},
-                   {"activations", alive + recompute},
-                   {"logits", held_logits},
-                   {"loss_buffers", loss_bytes},
-                   {"activation_gradients", in_flight},
-                   {"shared_weight_gradient_sum", node_accumulation_[k]},
-                   {"quantized_weight_dequant", st.dequant_transient},
-                   {"cublas_workspace", st.workspace}};
-      bwd.at = node.name;
-    }
+    // The graph's Output holds nothing of its own; the loss's moment is the head's.
+    if (node.type != graph::NodeType::Output)
+      moment(k, grads, head_done ? 0 : head ? head_gradient : loss_backward,
+             std::max<std::int64_t>(0, transient(acts_.nodes[k].backward_transient) -
+                                           (setup_.keep_gradients ? 0 : acts_.nodes[k].gradients_after)));
     alive -= kept[k];
     copies -= node_copies_[k];
     if (node.type == graph::NodeType::LMHead) head_done = true;
@@ -288,6 +343,7 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
 
   PhaseMemory opt{"optimizer_step", "", 0, {}};
   opt.terms = {{"parameters", st.parameters},
+               {"model_inputs", inputs},
                {"optimizer_state", st.optimizer_state},
                {"gradients", st.gradients},
                {"optimizer_temporaries", st.optimizer_temporaries},
@@ -295,7 +351,8 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
 
   // QLoRA loaded whole in 16 bits and quantized afterwards: the load is a phase of its own.
   PhaseMemory load{"load", "", 0, {{"parameters_at_load_dtype", st.load_bytes}}};
-  for (auto* p : {&fwd, &opt, &load}) {
+  fwd.allocated = fwd_total;
+  for (auto* p : {&opt, &load}) {
     p->allocated = 0;
     for (const auto& t : p->terms) p->allocated += t.bytes;
   }
@@ -339,7 +396,7 @@ std::int64_t MemoryModel::node_activation_bytes(int node, std::int64_t batch) co
 
 std::int64_t MemoryModel::logits_peak_bytes(std::int64_t batch) const {
   const auto l = loss_at(batch);
-  return allocator_rounded(std::max(l.logits + l.saved + l.forward_transient, l.saved + l.logits_gradient), rt_);
+  return allocator_rounded(std::max({l.logits + l.saved + l.forward_transient, l.backward, l.head_gradient}), rt_);
 }
 
 std::int64_t MemoryModel::in_flight_bytes(std::int64_t batch) const {

@@ -80,6 +80,7 @@ class MemoryModel {
   std::vector<std::int64_t> node_grads_, node_copies_, node_params_, node_trainable_, node_optimizer_;
   std::vector<std::int64_t> node_accumulation_;  ///< per node: a shared weight's gradient sum in backward
   std::int64_t widest_output_ = 0;
+  std::int64_t input_bytes_ = 0;  ///< per sample: the batch the loop hands the model (ids, pixels)
 };
 
 }  // namespace neurarch::plan

@@ -115,22 +115,26 @@ LossMemory loss_memory(const Setup& s, std::int64_t tokens, std::int64_t vocab, 
   switch (s.loss) {
     // transformers' ForCausalLMLoss: half logits up-cast to fp32 (a copy that goes once log_softmax has
     // run; fp32 logits are used as they are), log_softmax saved in fp32; since 4.46 the labels are shifted,
-    // not the logits, so no shifted copy is made (CPU-measured, docs/cpu-memory.md). Backward starts with
-    // the fp32 gradient and its cast back to the compute dtype.
+    // not the logits, so no shifted copy is made (CPU-measured, docs/cpu-memory.md). Its backward peaks in
+    // log_softmax's: the saved log-probabilities, nll_loss's gradient and log_softmax's, all fp32 (GPT-2 at
+    // 1,024 tokens, fp32 and amp-bf16 alike: three fp32 logits-sized tensors, tools/measure_cpu/breakdown.py).
+    // Those go before the head's backward, which reads the gradient cast back to the compute dtype.
     // torch <= 1.10's log_softmax keeps its input as well: the up-cast copy then lives until backward.
     case Loss::CrossEntropy:
-      if (s.softmax_saves_input && c < 4) return {full * c, 2 * full * 4, 0, full * (4 + c)};
-      return {full * c, full * 4, c < 4 ? full * 4 : 0, full * (4 + c)};
+      if (s.softmax_saves_input && c < 4) return {full * c, 2 * full * 4, 0, 4 * full * 4, full * c};
+      return {full * c, full * 4, c < 4 ? full * 4 : 0, 3 * full * 4, full * c};
     // Chunked CE in the compute dtype (litgpt chunked_cross_entropy, torchtune's chunked output loss):
     // each chunk's log-probabilities are kept; one chunk is up-cast at a time; the logits' gradient
     // is assembled at full size.
-    case Loss::Chunked: return {full * c, full * c, chunk * 4, full * c + chunk * 4};
-    // Fused linear cross-entropy (Liger): one chunk of logits and its gradient exist at a time.
-    case Loss::Fused: return {0, 0, chunk * (c + 4), chunk * (c + 4)};
-    // loss = logits.sum(): the backward's all-ones gradient is materialised for the head's matmuls.
-    case Loss::LogitsSum: return {full * c, 0, 0, full * c};
+    case Loss::Chunked: return {full * c, full * c, chunk * 4, 2 * full * c + chunk * 4, full * c};
+    // Fused linear cross-entropy (Liger): one chunk of logits and its gradient exist at a time, and the head's
+    // gradient is made chunk by chunk inside the loss.
+    case Loss::Fused: return {0, 0, chunk * (c + 4), chunk * (c + 4), 0};
+    // loss = logits.sum(): the all-ones gradient is an expanded scalar until the head's backward makes it
+    // contiguous for its matmuls.
+    case Loss::LogitsSum: return {full * c, 0, 0, 0, full * c};
   }
-  return {full * c, full * 4, 2 * full * 4, full * (4 + c)};
+  return {full * c, full * 4, 2 * full * 4, 3 * full * 4, full * c};
 }
 
 }  // namespace neurarch::plan

@@ -62,7 +62,11 @@ struct LossMemory {
   std::int64_t logits = 0;          ///< head output kept until the step ends
   std::int64_t saved = 0;           ///< what the loss keeps for backward (log-probabilities)
   std::int64_t forward_transient = 0;  ///< up-casts and shifted copies while the loss runs
-  std::int64_t logits_gradient = 0;    ///< gradients of the logits at the start of backward
+  /// What the loss's own backward holds at its widest, its saved tensors included; the head's weight gradient
+  /// does not exist yet.
+  std::int64_t backward = 0;
+  /// The logits' gradient as the head's backward reads it, beside the head's weight gradient.
+  std::int64_t head_gradient = 0;
 };
 LossMemory loss_memory(const Setup& s, std::int64_t tokens, std::int64_t vocab, int compute_bytes);
 

@@ -15,6 +15,7 @@
 #include "families/family.hpp"
 #include "model/build.hpp"
 #include "plan/activations.hpp"
+#include "plan/setup_rules.hpp"
 #include "plan/weights.hpp"
 #include "support/groundtruth.hpp"
 #include "support/shared_data.hpp"
@@ -39,7 +40,8 @@ std::int64_t predicted_bytes(const nlohmann::json& config, const std::string& cl
   s.dropout_mask_bytes = 4;  // measured on the CPU, whose dropout keeps float noise
   auto roles = neurarch::plan::weight_roles(built.graph, s);
   auto acts = neurarch::plan::saved_activations(built.graph, s, roles);
-  std::int64_t total = acts.logits.log_softmax_bytes;
+  const auto& lg = acts.logits;
+  std::int64_t total = lg.tokens ? neurarch::plan::loss_memory(s, lg.tokens, lg.vocab, lg.compute_bytes).saved : 0;
   for (const auto& n : acts.nodes) total += n.bytes_per_sample();
   return total;
 }

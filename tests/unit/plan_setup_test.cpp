@@ -146,7 +146,8 @@ TEST(PlanSetup, ChunkedLossBoundsTheLogitsTermByTheChunk) {
   const auto f = fused.loss_at(2);
   EXPECT_EQ(f.logits, 0);
   EXPECT_EQ(f.forward_transient, 8 * 10 * (4 + 4));
-  EXPECT_EQ(f.logits_gradient, 8 * 10 * (4 + 4));
+  EXPECT_EQ(f.backward, 8 * 10 * (4 + 4));
+  EXPECT_EQ(f.head_gradient, 0);  // the head's gradient is made chunk by chunk inside the loss
   s.loss = Loss::LogitsSum;
   MemoryModel sum(g, s, exact_runtime());
   EXPECT_EQ(sum.loss_at(1).saved, 0);

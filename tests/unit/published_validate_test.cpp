@@ -40,10 +40,12 @@ TEST(PublishedPeaks, EveryRowIsExpressibleAndWithinTheTargets) {
   // LoRA rows came closer (TinyLlama +17.2 % -> +9.0 %), its QLoRA rows went under by 2-7 %, a QLoRA-only
   // shortfall that the triple dropout had been hiding (docs/memory-plan.md). The median rose from 2.5 % to 2.6 %
   // when BERT's embedding dropout got its mask (the LayerNorm op had dropped the node's declared dropout; the CPU
-  // shows the saved noise): the BERT rows, already over, went 0.1 % further.
+  // shows the saved noise): the BERT rows, already over, went 0.1 % further; and to 2.7 % when each op's transients
+  // were declared (an MLP's intermediate gradients, eager attention's score temporaries: DINOv2's CPU backward at
+  // 1,025 tokens went from -16 % to +3 %), which moved the V100 BERT rows 0.1-0.4 % further over.
   ASSERT_TRUE(ev.overall.errors);
   EXPECT_EQ(ev.overall.under10, 0u) << ev.last_line();
-  EXPECT_LE(ev.overall.errors->median_abs_percent, 2.6) << ev.last_line();
+  EXPECT_LE(ev.overall.errors->median_abs_percent, 2.75) << ev.last_line();
   EXPECT_LE(ev.overall.errors->p90_abs_percent, 7.2) << ev.last_line();
 }
 

@@ -111,6 +111,38 @@ OpWork attention_product_work(const OpCostInput& x) {
           .traffic_bytes = work.traffic_bytes};
 }
 
-const OpSchema attention_op{.matmul = true, .saved = attention_saved, .work = attention_product_work};
+OpTransients attention_product_transients(const OpContext& ctx, const OpInput& x, std::int64_t qk_dim,
+                                          std::int64_t v_dim) {
+  const auto& at = *x.node.attention;
+  const std::int64_t tokens = x.tokens;
+  const int c = ctx.compute;
+  const std::int64_t h = at.heads, tq = at.query_len, tk = at.kv_len;
+  const std::int64_t per_token = tokens / std::max<std::int64_t>(tq, 1);  // 1 unless the graph batches inside
+  // Grouped k and v were expanded to every query head (repeat_kv): their gradients are too, until summed back.
+  const std::int64_t kv_heads = at.kv_heads < h ? h : at.kv_heads;
+  const std::int64_t v_gradient = per_token * tk * kv_heads * v_dim * c;
+  const std::int64_t qk_gradients = (tokens * h + per_token * tk * kv_heads) * qk_dim * c;
+  const auto per_score = score_transients(at, ctx.s, ctx.autocast, c, at.causal || x.from_tokens);
+  const std::int64_t scores = per_token * h * tq * tk;
+  // v's gradient comes with PV's backward, q's and k's with QK^T's, when only the scores' gradient is left; the
+  // q/k/v projections' weight gradients, which the step counts with the node, come after both.
+  return {.forward = scores * per_score.forward,
+          .backward = std::max(scores * per_score.backward + v_gradient,
+                               scores * per_score.scores_gradient + v_gradient + qk_gradients),
+          .gradients_after = ctx.weight_gradient_bytes(x.node, graph::Operand::Input) +
+                             ctx.weight_gradient_bytes(x.node, graph::Operand::Memory)};
+}
+
+namespace {
+
+OpTransients attention_transients(const OpContext& ctx, const OpInput& x) {
+  const auto& at = *x.node.attention;
+  return attention_product_transients(ctx, x, at.head_dim, at.head_dim);
+}
+
+}  // namespace
+
+const OpSchema attention_op{
+    .matmul = true, .saved = attention_saved, .work = attention_product_work, .transients = attention_transients};
 
 }  // namespace neurarch::plan

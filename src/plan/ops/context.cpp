@@ -43,6 +43,17 @@ std::vector<int> OpContext::matmuls(const Node& n, graph::Operand operand) const
   return out;
 }
 
+std::int64_t OpContext::weight_gradient_bytes(const Node& n, graph::Operand operand) const {
+  if (!full()) return 0;
+  std::int64_t bytes = 0;
+  for (int t : matmuls(n, operand)) {
+    const auto& r = roles[static_cast<std::size_t>(t)];
+    if (r.trained && !r.idle)
+      bytes += g.tensors[static_cast<std::size_t>(t)].scalars() * precision_rule(s.precision).parameter_bytes;
+  }
+  return bytes;
+}
+
 bool OpContext::saving(int t) const {
   const auto& r = roles[static_cast<std::size_t>(t)];
   return r.trained || r.lora_target || quantized(t);

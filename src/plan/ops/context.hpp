@@ -50,6 +50,9 @@ class OpContext {
 
   /// The matmul weights of a node that multiply `operand`, as its block declared them.
   std::vector<int> matmuls(const graph::Node& n, graph::Operand operand) const;
+  /// Bytes of the gradients a full fine-tune gives the node's matmul weights on `operand` (none under LoRA, whose
+  /// adapters' are small): an op's widest backward moment can come before its input projections make theirs.
+  std::int64_t weight_gradient_bytes(const graph::Node& n, graph::Operand operand) const;
   /// Whether a matmul weight makes autograd keep its input: a trained weight (its gradient), an adapter (lora_A's
   /// gradient) or a 4-bit base that keeps it.
   bool saving(int t) const;

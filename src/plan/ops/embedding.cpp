@@ -24,11 +24,12 @@ int lookup_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
   return std::max(x.in_bytes == 8 ? 0 : x.in_bytes, ctx.params);
 }
 
-// The convolution over pixels keeps them for its weight's gradient (a bf16 cast under autocast).
+// The convolution over pixels keeps them for its weight's gradient: the model's input itself (counted with the
+// step's inputs, memory.cpp), or under autocast a bf16 cast of it.
 int patch_embed_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
   const std::int64_t pixels =
       std::accumulate(x.in_shape.begin(), x.in_shape.end(), std::int64_t{1}, std::multiplies<>());
-  if (ctx.full()) a.saved.push_back({"pixels (conv input)", pixels, ctx.autocast ? 2 : 4});
+  if (ctx.full() && ctx.autocast) a.saved.push_back({"pixels (bf16 cast, conv input)", pixels, 2});
   return std::max(ctx.compute, ctx.params);  // CLS tokens are concatenated in parameter precision
 }
 

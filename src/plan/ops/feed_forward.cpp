@@ -45,8 +45,30 @@ int feed_forward_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
   return c;
 }
 
+// Backward, in the order autograd runs it: the down projection hands back the intermediate's gradient and frees its
+// input; the gate product (gated) hands back two gradients and frees its operands; the activation hands back one and
+// frees what it kept. The intermediates are in the compute dtype. RWKV's channel mix steps like an ungated ReLU.
+OpTransients feed_forward_transients(const OpContext& ctx, const OpInput& x) {
+  const auto& f = *x.node.feed_forward;
+  const bool relu_shares_down_input =
+      (f.token_shift || f.output_gate) || (!f.gated && f.activation == "relu" &&
+                                           ctx.keeps_plain_input(x.node, graph::Operand::Inner));
+  std::int64_t gradients = 0;
+  if (f.gated)
+    gradients = 2;  // the gate's and the up projection's, once the product's is freed with the down input
+  else if (relu_shares_down_input)
+    gradients = 2;  // ReLU's output is the down input and stays until ReLU's backward
+  else
+    gradients = 1;
+  // The up (and gate) projections' weight gradients, which the step counts with the node, come after.
+  return {.forward = 0,
+          .backward = gradients * x.tokens * f.intermediate * ctx.compute,
+          .gradients_after = ctx.weight_gradient_bytes(x.node, graph::Operand::Input)};
+}
+
 }  // namespace
 
-const OpSchema feed_forward_op{.matmul = true, .saved = feed_forward_saved, .work = nullptr};
+const OpSchema feed_forward_op{
+    .matmul = true, .saved = feed_forward_saved, .work = nullptr, .transients = feed_forward_transients};
 
 }  // namespace neurarch::plan

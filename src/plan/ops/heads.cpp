@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "plan/ops/ops.hpp"
-#include "plan/setup_rules.hpp"
 
 namespace neurarch::plan {
 namespace {
@@ -13,15 +12,11 @@ int lm_head_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
   // One product, even when the head's matrix is two concatenated (MobileBERT's decoder and dense).
   ctx.linear_inputs(a, n, graph::Operand::Input, x.tokens * x.d_in, x.in_bytes, "LM head input", false, true);
   ctx.lora_bottlenecks(a, n, x.tokens);
-  const auto loss = loss_memory(ctx.s, x.tokens, x.d, ctx.compute);
+  // The loss's buffers are sized for the step's tokens by the memory timeline (MemoryModel::loss_at).
   auto& l = ctx.logits;
   l.tokens += x.tokens;
   l.vocab = std::max(l.vocab, x.d);
   l.compute_bytes = ctx.compute;
-  l.logits_bytes += loss.logits;
-  l.log_softmax_bytes += loss.saved;
-  l.loss_transient_bytes += loss.forward_transient;
-  l.logits_grad_bytes += loss.logits_gradient;
   return ctx.compute;
 }
 

@@ -39,8 +39,16 @@ int latent_attention_saved(OpContext& ctx, const OpInput& x, NodeActivations& a)
   return c;
 }
 
+OpTransients latent_attention_transients(const OpContext& ctx, const OpInput& x) {
+  const auto& l = *x.node.latent;
+  return attention_product_transients(ctx, x, l.qk_nope_head_dim + l.qk_rope_head_dim, l.v_head_dim);
+}
+
 }  // namespace
 
-const OpSchema latent_attention_op{.matmul = true, .saved = latent_attention_saved, .work = attention_product_work};
+const OpSchema latent_attention_op{.matmul = true,
+                                   .saved = latent_attention_saved,
+                                   .work = attention_product_work,
+                                   .transients = latent_attention_transients};
 
 }  // namespace neurarch::plan

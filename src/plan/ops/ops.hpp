@@ -44,6 +44,11 @@ void attention_product_saved(OpContext& ctx, NodeActivations& a, const graph::No
                              std::int64_t output);
 /// The attention product's work (attention.cpp; latent attention shares it).
 OpWork attention_product_work(const OpCostInput& x);
+/// What the attention product allocates while it runs (attention.cpp; latent attention shares it): the score-sized
+/// temporaries and gradients of attention_rules' score_transients, and in backward the gradients of q, k and v it
+/// hands to the projections. `qk_dim` and `v_dim`: per head.
+OpTransients attention_product_transients(const OpContext& ctx, const OpInput& x, std::int64_t qk_dim,
+                                          std::int64_t v_dim);
 /// RWKV's token shift in front of the projections (token_shift.cpp; channel and time mix share it).
 void token_shift_inputs(OpContext& ctx, NodeActivations& a, const OpInput& x);
 

@@ -4,9 +4,9 @@
 // compute it does beyond those weights. The activation plan (activations.cpp), the weight roles (weights.cpp) and
 // the cost model (cost.cpp) read these and nothing else about an op; each op's rules are in its own file here.
 //
-// What an op allocates only while it runs is not declared per op: the planner's transients are the loss's up-cast
-// (setup_rules' loss_memory), the 4-bit dequantization, cuBLAS's workspace and the activation gradients in flight
-// (memory.cpp), each bounded for the whole step.
+// What an op allocates only while it runs (eager attention's score-sized temporaries and their gradients, an MLP's
+// intermediate gradients) is declared here too; the loss's up-cast and buffers (setup_rules' loss_memory), the 4-bit
+// dequantization, cuBLAS's workspace and the gradients flowing between nodes are the step's (memory.cpp).
 #include <cstdint>
 
 #include "graph/graph.hpp"
@@ -44,6 +44,17 @@ struct OpWork {
   double traffic_bytes = 0;  ///< activation bytes written and read back beyond the node's input and output
 };
 
+/// What an op allocates only while it runs, per sample, beyond what it keeps for backward: at its widest moment in
+/// forward, and in backward beyond its output's gradient (memory.cpp's in-flight gradients). An estimate of the
+/// moment, not of every allocation: each op says how it steps.
+struct OpTransients {
+  std::int64_t forward = 0;
+  std::int64_t backward = 0;
+  /// Bytes per step (not per sample) of the node's weight gradients that its widest backward moment precedes: the
+  /// step counts them with the node, so they come off the moment (an MLP's up projection, attention's q/k/v).
+  std::int64_t gradients_after = 0;
+};
+
 struct OpSchema {
   /// Its weights declared with a matmul role (graph::is_matmul_role) run as matmuls: autocast keeps a 16-bit copy,
   /// LoRA may adapt them, the cost model counts 2 FLOPs per weight and row.
@@ -53,6 +64,8 @@ struct OpSchema {
   int (*saved)(OpContext& ctx, const OpInput& x, NodeActivations& a) = nullptr;
   /// Its own work beyond the matmul weights; null when it has none.
   OpWork (*work)(const OpCostInput& x) = nullptr;
+  /// What it allocates only while it runs; null when that is nothing beyond its output and its input's gradient.
+  OpTransients (*transients)(const OpContext& ctx, const OpInput& x) = nullptr;
 };
 
 /// The schema of a node type (ops/registry.cpp).
