@@ -1,7 +1,7 @@
 #pragma once
-// Peak GPU memory of one steady-state training step, as a timeline: the end of the forward pass,
-// the walk back through the nodes in backward, and the optimizer step. Every figure is a named
-// term; the fit decision adds the allocator's fragmentation and the CUDA context.
+// Peak GPU memory of one steady-state training step, as a timeline (memory_timeline.cpp): the forward pass, the
+// walk back through the nodes in backward, and the optimizer step. Every figure is a named term; the fit decision
+// adds the allocator's fragmentation and the CUDA context. memory.cpp sizes what does not depend on the batch.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,7 +21,7 @@ struct MemoryTerm {
 
 struct PhaseMemory {
   std::string phase;  ///< "load" | "forward_end" | "backward" | "optimizer_step"
-  std::string at;     ///< node the backward peak happens at, "" otherwise
+  std::string at;     ///< node the phase's peak happens at; "" for the end of the forward and the phases without nodes
   std::int64_t allocated = 0;
   std::vector<MemoryTerm> terms;
 };
@@ -69,6 +69,11 @@ class MemoryModel {
   const Runtime& runtime() const { return rt_; }
 
  private:
+  struct StepTerms;
+  StepTerms step_terms(std::int64_t batch) const;
+  PhaseMemory forward_phase(const StepTerms& t) const;
+  PhaseMemory backward_phase(const StepTerms& t) const;
+  std::int64_t transient_bytes(std::int64_t per_sample, std::int64_t batch) const;
   std::int64_t rounded(const SavedTensor& t, std::int64_t batch) const;
 
   const graph::Graph& g_;
