@@ -31,6 +31,7 @@ struct MemoryPlan {
   std::int64_t batch = 1;
   std::vector<PhaseMemory> phases;
   std::string peak_phase;
+  std::string peak_at;  ///< the node the peak happens at ("" at the end of the forward or in the optimizer step)
   std::int64_t peak_allocated = 0;  ///< what torch.cuda.max_memory_allocated would report
   std::int64_t reserved = 0;        ///< + allocator fragmentation (max_memory_reserved)
   std::int64_t device_bytes = 0;    ///< + CUDA context: what the card must hold

@@ -192,6 +192,7 @@ MemoryPlan MemoryModel::at(std::int64_t batch) const {
   for (const auto& p : plan.phases)
     if (p.allocated > peak->allocated) peak = &p;
   plan.peak_phase = peak->phase;
+  plan.peak_at = peak->at;
   plan.peak_allocated = peak->allocated;
   const std::int64_t fragmentation =
       static_cast<std::int64_t>(static_cast<double>(plan.peak_allocated) * rt_.fragmentation_fraction);

@@ -174,8 +174,7 @@ Diagram layout_diagram(const Graph& g, const plan::Plan* plan) {
   if (plan) {
     for (const auto& a : plan->activations) act[a.node] = a.full_bytes;
     peak_phase = plan->full.peak_phase;
-    for (const auto& ph : plan->full.phases)
-      if (ph.phase == plan->full.peak_phase) peak_node = ph.at;
+    peak_node = plan->full.peak_at;
   }
   auto act_of = [&](const Node& node) {
     const auto it = act.find(node.name);
@@ -285,8 +284,9 @@ Diagram layout_diagram(const Graph& g, const plan::Plan* plan) {
     for (auto& grp : d.groups) grp.heat = most_group > 0 ? grp.heat / most_group : 0;
     d.legend.push_back("Colour: activation bytes kept for backward per sample (full fine-tune), white none → red most");
     if (!peak_node.empty())
-      d.legend.push_back(fmt::format("◆ the step's memory peak: backward through {} ({} allocated at batch {})",
-                                     peak_node, mib(plan->full.peak_allocated), plan->full.batch));
+      d.legend.push_back(fmt::format("◆ the step's memory peak: {} through {} ({} allocated at batch {})",
+                                     peak_phase == "backward" ? "backward" : "forward", peak_node,
+                                     mib(plan->full.peak_allocated), plan->full.batch));
     else if (!peak_phase.empty())
       d.legend.push_back(fmt::format("The step's memory peak is in {} ({} allocated at batch {})", peak_phase,
                                      mib(plan->full.peak_allocated), plan->full.batch));

@@ -118,8 +118,9 @@ std::string card_table(const plan::Plan& p) {
 
 std::string memory_terms(const plan::MemoryPlan& m) {
   std::string out = fmt::format(
-      "<table class=\"terms\"><caption>{}, batch {}: {} on the card, peak in {}</caption><tbody>", plan::mode_label(m.mode), m.batch,
-      bytes_text(m.device_bytes), e(m.peak_phase));
+      "<table class=\"terms\"><caption>{}, batch {}: {} on the card, peak in {}{}</caption><tbody>",
+      plan::mode_label(m.mode), m.batch, bytes_text(m.device_bytes), e(m.peak_phase),
+      m.peak_at.empty() ? "" : " at " + e(m.peak_at));
   for (const auto& t : m.breakdown)
     out += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td></tr>", e(t.name), bytes_text(t.bytes));
   return out + "</tbody></table>";

@@ -22,6 +22,7 @@ Json memory_json(const plan::MemoryPlan& m, const plan::Setup& s) {
           {"peak_allocated_bytes", m.peak_allocated},
           {"reserved_bytes", m.reserved},
           {"peak_phase", m.peak_phase},
+          {"peak_at", m.peak_at.empty() ? Json(nullptr) : Json(m.peak_at)},
           {"breakdown", terms_json(m.breakdown)},
           {"phases", phases},
           {"trainable_parameters", m.trainable_parameters},

@@ -10,8 +10,9 @@ std::string batch_text(std::int64_t b) { return b == 0 ? "does not fit" : std::t
 
 std::string memory_section(const plan::MemoryPlan& m, const std::string& title, bool md) {
   std::string out = md ? fmt::format("\n### {}\n\n", title) : fmt::format("\n{}\n", title);
-  out += fmt::format("{}Batch {}: {} on the card (peak allocated {}, reserved {}); peak in {}\n", md ? "" : "  ", m.batch,
-                     gib(m.device_bytes), gib(m.peak_allocated), gib(m.reserved), m.peak_phase);
+  out += fmt::format("{}Batch {}: {} on the card (peak allocated {}, reserved {}); peak in {}{}\n", md ? "" : "  ",
+                     m.batch, gib(m.device_bytes), gib(m.peak_allocated), gib(m.reserved), m.peak_phase,
+                     m.peak_at.empty() ? "" : " at " + m.peak_at);
   if (md) out += "\n| Term | Bytes | GiB |\n|---|---:|---:|\n";
   for (const auto& t : m.breakdown) {
     if (md)
