@@ -16,6 +16,15 @@ int dropout_mask_bytes(const Setup& s, int dropped_bytes) {
   return s.dropout_mask_bytes > 0 ? s.dropout_mask_bytes : dropped_bytes;
 }
 
+namespace {
+
+// Dropout acts on the probabilities as softmax left them, or on the half cast a family makes of its fp32 softmax.
+int attention_dropout_mask_bytes(const graph::AttentionAttrs& at, const Setup& s, int compute_bytes, int probabilities) {
+  return dropout_mask_bytes(s, at.softmax_fp32 ? compute_bytes : probabilities);
+}
+
+}  // namespace
+
 ScoreRule score_rule(const graph::AttentionAttrs& at, const Setup& s, bool autocast, int compute_bytes) {
   ScoreRule r;
   const bool sdpa = s.attention == AttentionImpl::SDPA && at.sdpa;
@@ -39,10 +48,8 @@ ScoreRule score_rule(const graph::AttentionAttrs& at, const Setup& s, bool autoc
   // Under autocast the additive mask (fp32) promotes the masked sum to fp32; in pure half it stays half.
   if (at.clamped_scores)
     r.kept.push_back({"masked scores (kept by the clamp's backward)", 1, autocast ? 4 : compute_bytes});
-  // Dropout acts on the probabilities as softmax left them, or on the half cast a family makes of its fp32 softmax.
   if (at.dropout > 0)
-    r.kept.push_back({"attention dropout mask", 1,
-                      dropout_mask_bytes(s, at.softmax_fp32 ? compute_bytes : probabilities)});
+    r.kept.push_back({"attention dropout mask", 1, attention_dropout_mask_bytes(at, s, compute_bytes, probabilities)});
   // The product with v keeps its input in the compute dtype: the dropped probabilities, or a cast of wider ones.
   if (at.dropout > 0 || probabilities > compute_bytes)
     r.kept.push_back({at.dropout > 0 ? "dropped attention probabilities" : "attention probabilities (cast for PV)", 1,
@@ -64,7 +71,10 @@ ScoreTransients score_transients(const graph::AttentionAttrs& at, const Setup& s
   // The additive mask is the model's (fp32 under autocast, promoting the sum); an unmasked encoder (vision) has none.
   const int sum = masked && autocast && !rule.math_path ? 4 : c;
   const bool dropout = at.dropout > 0;
-  const int mask = dropout ? rule.kept[1 + (s.softmax_saves_input ? 1 : 0) + (at.clamped_scores ? 1 : 0)].bytes : 0;
+  // The math path keeps its dropout noise in fp32, like everything it keeps.
+  const int mask = !dropout        ? 0
+                   : rule.math_path ? 4
+                                    : attention_dropout_mask_bytes(at, s, compute_bytes, p);
   // Forward: the product and its scaled copy exist before anything is kept; then the masked sum beside softmax's
   // output. Beyond the whole node's kept scores, the wider of the two moments.
   const int forward = std::max({0, 2 * c - kept, sum + p - kept});

@@ -73,6 +73,14 @@ TEST(OpTransients, ScoresAndTheirGradientsStepByStep) {
   t = plan::score_transients(dropped, cpu, true, 2, true);
   EXPECT_EQ(t.backward, 2);
   EXPECT_EQ(t.forward, 0);
+  // SDPA with dropout on the CPU runs the math path, all in fp32 (probabilities, noise, dropped: 12): PV's
+  // gradient (4) frees the dropped copy, the dropout's (4) frees the noise and the 4 it read, softmax's (4).
+  auto math = cpu;
+  math.attention = AttentionImpl::SDPA;
+  math.sdpa_dropout_runs_math = true;
+  t = plan::score_transients(dropped, math, true, 2, true);
+  EXPECT_EQ(t.backward, 4);
+  EXPECT_EQ(t.forward, 0);
   // A fused kernel never holds the scores.
   auto sdpa = eager(Precision::AmpBf16);
   sdpa.attention = AttentionImpl::SDPA;
