@@ -45,13 +45,12 @@ std::vector<int> OpContext::matmuls(const Node& n, graph::Operand operand) const
 
 std::int64_t OpContext::weight_gradient_bytes(const Node& n, graph::Operand operand) const {
   if (!full()) return 0;
-  std::int64_t bytes = 0;
+  std::int64_t elements = 0;
   for (int t : matmuls(n, operand)) {
     const auto& r = roles[static_cast<std::size_t>(t)];
-    if (r.trained && !r.idle)
-      bytes += g.tensors[static_cast<std::size_t>(t)].scalars() * precision_rule(s.precision).parameter_bytes;
+    if (r.trained && !r.idle) elements += g.tensors[static_cast<std::size_t>(t)].scalars();
   }
-  return bytes;
+  return elements * precision_rule(s.precision).parameter_bytes;
 }
 
 bool OpContext::saving(int t) const {

@@ -27,6 +27,13 @@ int channel_mix_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
   return c;
 }
 
+// An ungated ReLU MLP whose down projection keeps a plain input keeps ReLU's output once: ReLU's backward reads the
+// very tensor the down projection keeps.
+bool relu_output_is_down_input(const OpContext& ctx, const graph::Node& n) {
+  const auto& f = *n.feed_forward;
+  return !f.gated && f.activation == "relu" && ctx.keeps_plain_input(n, graph::Operand::Inner);
+}
+
 int feed_forward_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
   const auto& n = x.node;
   const auto& f = *n.feed_forward;
@@ -35,9 +42,7 @@ int feed_forward_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
   const std::int64_t inter = x.tokens * f.intermediate;
   ctx.linear_inputs(a, n, graph::Operand::Input, x.tokens * x.d_in, x.in_bytes, "MLP input");
   ctx.lora_bottlenecks(a, n, x.tokens);
-  const bool down_keeps = ctx.keeps_plain_input(n, graph::Operand::Inner);
-  // ReLU's backward reads its output, which is the very tensor an ungated down projection keeps.
-  if (f.gated || f.activation != "relu" || !down_keeps) ctx.activation(a, f.activation, inter);
+  if (!relu_output_is_down_input(ctx, n)) ctx.activation(a, f.activation, inter);
   if (f.gated) a.saved.push_back({"gate activation and up projection (for the product)", inter * 2, c});
   if (f.inner_dropout > 0) a.saved.push_back({"dropout mask before the down projection", inter, ctx.mask_bytes(c)});
   ctx.output_projection_input(a, n, inter, "down projection input");
@@ -50,16 +55,10 @@ int feed_forward_saved(OpContext& ctx, const OpInput& x, NodeActivations& a) {
 // frees what it kept. The intermediates are in the compute dtype. RWKV's channel mix steps like an ungated ReLU.
 OpTransients feed_forward_transients(const OpContext& ctx, const OpInput& x) {
   const auto& f = *x.node.feed_forward;
-  const bool relu_shares_down_input =
-      (f.token_shift || f.output_gate) || (!f.gated && f.activation == "relu" &&
-                                           ctx.keeps_plain_input(x.node, graph::Operand::Inner));
-  std::int64_t gradients = 0;
-  if (f.gated)
-    gradients = 2;  // the gate's and the up projection's, once the product's is freed with the down input
-  else if (relu_shares_down_input)
-    gradients = 2;  // ReLU's output is the down input and stays until ReLU's backward
-  else
-    gradients = 1;
+  // Two at once: the gate's and the up projection's once the product's is freed with the down input; or, where
+  // ReLU's output is the down input, which stays until ReLU's backward, the down projection's and ReLU's.
+  const bool channel_mix = f.token_shift || f.output_gate;
+  const std::int64_t gradients = f.gated || channel_mix || relu_output_is_down_input(ctx, x.node) ? 2 : 1;
   // The up (and gate) projections' weight gradients, which the step counts with the node, come after.
   return {.forward = 0,
           .backward = gradients * x.tokens * f.intermediate * ctx.compute,
